@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wqe/verbs.h - the software-facing shape: a verbs-shaped API.
+ *
+ * Names, fields and semantics follow libibverbs (rdma-core libibverbs/verbs.h)
+ * so that a verbs program ports to wqe mostly by renaming ibv_ to wqe_.
+ * Differences from libibverbs are called out at each declaration.
+ *
+ * Error convention (the same as libibverbs):
+ *  - calls that create an object return it, or NULL with errno set;
+ *  - wqe_post_send(), wqe_post_recv(), wqe_modify_qp(), wqe_query_qp() and
+ *    the destroy/dealloc/dereg calls return 0 or a positive errno value and
+ *    leave errno alone;
+ *  - wqe_poll_cq() returns the number of completions (>= 0) or a negative
+ *    errno value.
+ *
+ * Threading: a context and every object created from it are used by one
+ * thread at a time; the caller serialises. Different contexts are
+ * independent and may be used from different threads. Inside a context the
+ * send-queue ring, its doorbell record and its consumer counter are shared
+ * between the posting side and the engine with release/acquire ordering, as
+ * they are between a driver and a NIC.
+ */
+#ifndef WQE_VERBS_H
+#define WQE_VERBS_H
+
+#include <stdint.h>
+
+#include "wqe/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct wqe_context;
+struct wqe_pd;
+struct wqe_cq;
+struct wqe_qp;
+
+/* Most entries a context's GID table holds. */
+#define WQE_MAX_GIDS 4u
+/* Most entries a context's P_Key table holds. */
+#define WQE_MAX_PKEYS 4u
+
+/* Attributes of a context (one modelled NIC port). */
+struct wqe_context_attr {
+	enum wqe_format format;          /* WQE format of every send queue */
+	uint8_t mac[6];                  /* the port's MAC address */
+	uint32_t num_gids;               /* 0 means one GID: ::ffff:192.0.2.1 */
+	union wqe_gid gid[WQE_MAX_GIDS]; /* GID table; index 0 is the default */
+	uint32_t num_pkeys;              /* 0 means one P_Key: 0xffff */
+	uint16_t pkey[WQE_MAX_PKEYS];
+};
+
+/*
+ * wqe_open_context - open a modelled NIC (the twin of ibv_open_device).
+ * @attr: the port's addresses and the WQE format; NULL for all defaults
+ *        (mlx5 format, MAC 02:00:00:00:00:01, GID ::ffff:192.0.2.1,
+ *        P_Key table {0xffff}).
+ * Returns the context, or NULL with errno EINVAL (bad format, num_gids or
+ * num_pkeys out of range) or ENOMEM.
+ */
+WQE_API struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr);
+
+/*
+ * wqe_close_context - free a context. Every PD, MR, CQ, QP and AH made from
+ * it must have been destroyed first: returns EBUSY otherwise and changes
+ * nothing. Returns 0 on success, EINVAL for NULL.
+ */
+WQE_API int wqe_close_context(struct wqe_context *ctx);
+
+/* wqe_query_context - copy the context's attributes to @attr. 0 or EINVAL. */
+WQE_API int wqe_query_context(const struct wqe_context *ctx, struct wqe_context_attr *attr);
+
+/* Protection domain. NULL with errno ENOMEM or EINVAL on failure. */
+WQE_API struct wqe_pd *wqe_alloc_pd(struct wqe_context *ctx);
+/* Frees @pd; EBUSY (nothing freed) while an MR, QP or AH still uses it. */
+WQE_API int wqe_dealloc_pd(struct wqe_pd *pd);
+
+/* A registered memory region (the twin of struct ibv_mr). Read-only to the user. */
+struct wqe_mr {
+	struct wqe_context *context;
+	struct wqe_pd *pd;
+	void *addr;
+	uint64_t length;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+/*
+ * wqe_reg_mr - register @length bytes at @addr for access through keys.
+ * @access: OR of enum wqe_access_flags. As in the IBTA rules (and
+ *          ibv_reg_mr), REMOTE_WRITE or REMOTE_ATOMIC require LOCAL_WRITE.
+ * The region's I/O virtual address is @addr itself: SGEs and remote
+ * addresses name bytes by their address in this process.
+ * Returns the MR with fresh lkey and rkey, or NULL with errno EINVAL (NULL
+ * pd or addr, length 0, addr + length wraps, unknown access bits, the
+ * LOCAL_WRITE rule) or ENOMEM (key table full).
+ */
+WQE_API struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length,
+				  unsigned int access);
+
+/*
+ * wqe_dereg_mr - remove @mr from the key table. From this call on, its lkey
+ * and rkey resolve to nothing: a WQE or a remote request that names them
+ * fails when it is processed. Returns 0 or EINVAL.
+ */
+WQE_API int wqe_dereg_mr(struct wqe_mr *mr);
+
+/*
+ * Completion queue. @cqe is the number of entries it holds (1 to 65536). If
+ * the engine must add a completion to a full CQ, the CQ overruns: that
+ * completion and every later one for this CQ are lost, and every later
+ * wqe_poll_cq() returns -EOVERFLOW after the entries already queued have
+ * been read (the twin of IBV_EVENT_CQ_ERR). Returns NULL with errno EINVAL
+ * or ENOMEM on failure.
+ */
+WQE_API struct wqe_cq *wqe_create_cq(struct wqe_context *ctx, int cqe);
+/* Frees @cq; EBUSY (nothing freed) while a QP uses it. */
+WQE_API int wqe_destroy_cq(struct wqe_cq *cq);
+
+/* One work completion (the twin of struct ibv_wc). */
+struct wqe_wc {
+	uint64_t wr_id;
+	enum wqe_wc_status status;
+	enum wqe_wc_opcode opcode;
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	union {
+		uint32_t imm_data;         /* network byte order, as in ibv_wc */
+		uint32_t invalidated_rkey; /* host order */
+	};
+	uint32_t qp_num;
+	uint32_t src_qp;
+	unsigned int wc_flags; /* OR of enum wqe_wc_flags */
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+};
+
+/*
+ * wqe_poll_cq - take up to @num_entries completions, oldest first.
+ * Polling first lets the engine make progress (as wqe_progress()).
+ * Returns the number written to @wc (0 if none), -EINVAL for bad arguments,
+ * -EOVERFLOW once the CQ has overrun and is empty.
+ */
+WQE_API int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc);
+
+/*
+ * Address vector for RoCEv2 (the twin of struct ibv_ah_attr with its GRH).
+ * Unlike ibv_ah_attr, the destination MAC and the UDP source port are given
+ * by the caller: the model has no neighbour table.
+ */
+struct wqe_global_route {
+	union wqe_gid dgid;
+	uint32_t flow_label;   /* 20 bits */
+	uint8_t sgid_index;
+	uint8_t hop_limit;     /* IPv4 TTL / IPv6 hop limit; 0 means 64 */
+	uint8_t traffic_class; /* IPv4 TOS / IPv6 traffic class */
+};
+
+struct wqe_ah_attr {
+	struct wqe_global_route grh;
+	uint8_t sl;            /* 0..7 */
+	uint8_t port_num;      /* must be 1 */
+	uint8_t dmac[6];
+	uint16_t udp_sport;    /* 0xc000..0xffff; 0 lets the model choose */
+};
+
+/* An address handle. Its attributes are public so that the pure model
+ * functions can be given one built on the stack. */
+struct wqe_ah {
+	struct wqe_context *context;
+	struct wqe_pd *pd;
+	struct wqe_ah_attr attr;
+};
+
+/* NULL with errno EINVAL (bad port, sgid_index, sl, sport) or ENOMEM. */
+WQE_API struct wqe_ah *wqe_create_ah(struct wqe_pd *pd, const struct wqe_ah_attr *attr);
+WQE_API int wqe_destroy_ah(struct wqe_ah *ah);
+
+/* Queue-pair capacities (the twin of struct ibv_qp_cap). */
+struct wqe_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+struct wqe_qp_init_attr {
+	void *qp_context;
+	struct wqe_cq *send_cq;
+	struct wqe_cq *recv_cq;
+	struct wqe_qp_cap cap;
+	enum wqe_qp_type qp_type;
+	int sq_sig_all;
+};
+
+/*
+ * wqe_create_qp - create a queue pair in RESET.
+ *
+ * The send queue is a power-of-two ring of 64-byte blocks sized, as the
+ * mlx5 provider sizes it, for max_send_wr WQEs of the largest size the
+ * capacities allow. That size is the larger of
+ *   (a) the fixed segments of a data-carrying WQE plus max_send_sge 16-byte
+ *       data segments: RC/UC 32 B (control + remote address), UD 64 B
+ *       (control + datagram), and on RC at least 64 B for an atomic
+ *       (control + remote address + atomic + one data segment);
+ *   (b) the fixed segments of an inline WQE plus the 4-byte inline header
+ *       plus max_inline_data, rounded up to 16: RC/UC 32 B, UD 64 B;
+ * rounded up to a whole 64-byte block. The capacities written back to
+ * @attr->cap are what that size holds: max_inline_data = size - fixed - 4
+ * (so an RC QP asking for 0 to 28 bytes inline with one SGE gets 28: the
+ * figure of Kong et al.), max_send_sge = (size - fixed) / 16, and
+ * max_send_wr = ring blocks / WQE blocks.
+ *
+ * Limits: max_send_wr and max_recv_wr 1..32768; an mlx5 WQE is at most
+ * 1008 bytes (63 x 16), which bounds max_send_sge and max_inline_data;
+ * max_recv_sge 1..64. Returns the QP, or NULL with errno EINVAL (bad type,
+ * NULL CQ, capacities out of range) or ENOMEM.
+ */
+WQE_API struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr);
+
+/* Frees @qp (any state). Its outstanding requests are dropped, with no
+ * completion. Returns 0 or EINVAL. */
+WQE_API int wqe_destroy_qp(struct wqe_qp *qp);
+
+/* The QP number of @qp (24 bits, never 0 or 1). */
+WQE_API uint32_t wqe_qp_num(const struct wqe_qp *qp);
+
+/* Attribute mask bits of wqe_modify_qp() (values of enum ibv_qp_attr_mask). */
+enum wqe_qp_attr_mask {
+	WQE_QP_STATE = 1 << 0,
+	WQE_QP_CUR_STATE = 1 << 1,
+	WQE_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	WQE_QP_ACCESS_FLAGS = 1 << 3,
+	WQE_QP_PKEY_INDEX = 1 << 4,
+	WQE_QP_PORT = 1 << 5,
+	WQE_QP_QKEY = 1 << 6,
+	WQE_QP_AV = 1 << 7,
+	WQE_QP_PATH_MTU = 1 << 8,
+	WQE_QP_TIMEOUT = 1 << 9,
+	WQE_QP_RETRY_CNT = 1 << 10,
+	WQE_QP_RNR_RETRY = 1 << 11,
+	WQE_QP_RQ_PSN = 1 << 12,
+	WQE_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	WQE_QP_ALT_PATH = 1 << 14,
+	WQE_QP_MIN_RNR_TIMER = 1 << 15,
+	WQE_QP_SQ_PSN = 1 << 16,
+	WQE_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	WQE_QP_PATH_MIG_STATE = 1 << 18,
+	WQE_QP_CAP = 1 << 19,
+	WQE_QP_DEST_QPN = 1 << 20,
+};
+/* Name of one mask bit; "unknown" for anything that is not exactly one bit. */
+WQE_API const char *wqe_qp_attr_mask_str(enum wqe_qp_attr_mask m);
+
+/* QP attributes (the subset of struct ibv_qp_attr the model uses). */
+struct wqe_qp_attr {
+	enum wqe_qp_state qp_state;
+	enum wqe_qp_state cur_qp_state;
+	enum wqe_mtu path_mtu;
+	uint32_t qkey;
+	uint32_t rq_psn;              /* 24 bits */
+	uint32_t sq_psn;              /* 24 bits */
+	uint32_t dest_qp_num;         /* 24 bits */
+	unsigned int qp_access_flags; /* REMOTE_WRITE/READ/ATOMIC the QP allows */
+	struct wqe_qp_cap cap;        /* query only */
+	struct wqe_ah_attr ah_attr;   /* the peer's address (RC/UC) */
+	uint16_t pkey_index;
+	uint8_t sq_draining;          /* query only */
+	uint8_t max_rd_atomic;        /* outstanding READ/atomic as requester, 0..16 */
+	uint8_t max_dest_rd_atomic;   /* as responder, 0..16 */
+	uint8_t min_rnr_timer;        /* 0..31, IBTA RNR timer code */
+	uint8_t port_num;             /* must be 1 */
+	uint8_t timeout;              /* 0..31: 4.096 us x 2^timeout; 0 = infinite */
+	uint8_t retry_cnt;            /* 0..7 */
+	uint8_t rnr_retry;            /* 0..7; 7 = retry forever */
+};
+
+/*
+ * wqe_modify_qp - move @qp through its state machine and set attributes.
+ *
+ * The transitions and the attributes each requires or allows are those of
+ * the IBTA (as the kernel's ib_modify_qp_is_ok table has them):
+ *   any -> RESET, any -> ERR          nothing required
+ *   RESET -> INIT   requires PKEY_INDEX, PORT, and ACCESS_FLAGS (RC/UC) or
+ *                   QKEY (UD)
+ *   INIT -> INIT    allows PKEY_INDEX, PORT, ACCESS_FLAGS (RC/UC), QKEY (UD)
+ *   INIT -> RTR     RC requires AV, PATH_MTU, DEST_QPN, RQ_PSN,
+ *                   MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER; UC requires AV,
+ *                   PATH_MTU, DEST_QPN, RQ_PSN; UD requires nothing; allows
+ *                   ACCESS_FLAGS, PKEY_INDEX (RC/UC), QKEY, PKEY_INDEX (UD)
+ *   RTR -> RTS      RC requires SQ_PSN, TIMEOUT, RETRY_CNT, RNR_RETRY,
+ *                   MAX_QP_RD_ATOMIC; UC and UD require SQ_PSN; allows
+ *                   CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC), QKEY (UD)
+ *   RTS -> RTS      allows CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC),
+ *                   QKEY (UD)
+ *   RTS -> SQD      allows EN_SQD_ASYNC_NOTIFY
+ *   SQD -> SQD      allows what RTR -> RTS allows plus AV, PATH_MTU (RC/UC),
+ *                   TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC,
+ *                   MAX_DEST_RD_ATOMIC (RC)
+ *   SQD -> RTS      allows CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC), QKEY (UD)
+ *   SQE -> RTS      (UC and UD only) allows CUR_STATE, ACCESS_FLAGS (UC),
+ *                   QKEY (UD)
+ * PATH_MTU is ignored on UD (a UD message must fit the port MTU, 4096).
+ * With WQE_QP_STATE absent, the QP stays in its state and the call is the
+ * self-transition.
+ *
+ * Errors (nothing changes on any of them):
+ *   EINVAL  NULL arguments; an illegal transition; a required attribute
+ *           missing; an attribute not allowed on this transition; a value
+ *           out of range (PSN or QPN over 24 bits, MTU, port, P_Key index,
+ *           sgid_index, timeout, retry counts, rd_atomic over 16); CUR_STATE
+ *           that is not the QP's state.
+ * Moving to RESET empties both queues with no completions and resets the
+ * counters. Moving to ERR completes every outstanding request of both
+ * queues with WQE_WC_WR_FLUSH_ERR (as the engine makes progress).
+ */
+WQE_API int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_mask);
+
+/*
+ * wqe_query_qp - read back the QP's attributes and capacities.
+ * @attr_mask is accepted for symmetry with ibv_query_qp; every field is
+ * filled whatever it says. Returns 0 or EINVAL.
+ */
+WQE_API int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
+			 struct wqe_qp_init_attr *init_attr);
+
+/* Work Request opcodes (values of enum ibv_wr_opcode). */
+enum wqe_wr_opcode {
+	WQE_WR_RDMA_WRITE = 0,
+	WQE_WR_RDMA_WRITE_WITH_IMM = 1,
+	WQE_WR_SEND = 2,
+	WQE_WR_SEND_WITH_IMM = 3,
+	WQE_WR_RDMA_READ = 4,
+	WQE_WR_ATOMIC_CMP_AND_SWP = 5,
+	WQE_WR_ATOMIC_FETCH_AND_ADD = 6,
+	WQE_WR_SEND_WITH_INV = 9,
+};
+WQE_API const char *wqe_wr_opcode_str(enum wqe_wr_opcode op);
+
+/* Send flags (values of enum ibv_send_flags). */
+enum wqe_send_flags {
+	WQE_SEND_FENCE = 1 << 0,
+	WQE_SEND_SIGNALED = 1 << 1,
+	WQE_SEND_SOLICITED = 1 << 2,
+	WQE_SEND_INLINE = 1 << 3,
+};
+/* Name of one flag bit; "unknown" for anything that is not exactly one flag. */
+WQE_API const char *wqe_send_flags_str(enum wqe_send_flags f);
+
+/* One scatter/gather entry (the twin of struct ibv_sge). */
+struct wqe_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/*
+ * The software Work Request (the twin of struct ibv_send_wr).
+ * imm_data is in network byte order, as in ibv_send_wr: htobe32(0x01020304)
+ * puts bytes 01 02 03 04 in the WQE and on the wire. invalidate_rkey is in
+ * host order.
+ */
+struct wqe_send_wr {
+	uint64_t wr_id;
+	struct wqe_send_wr *next;
+	struct wqe_sge *sg_list;
+	int num_sge;
+	enum wqe_wr_opcode opcode;
+	unsigned int send_flags;
+	union {
+		uint32_t imm_data;
+		uint32_t invalidate_rkey;
+	};
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct wqe_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+	} wr;
+};
+
+/*
+ * wqe_post_send - validate and post a chain of send Work Requests.
+ *
+ * Each request is checked, before anything of it touches the ring, for
+ * everything knowable from the request and the QP alone, in this order:
+ *   QP state: RESET, INIT or RTR                          EINVAL
+ *             (SQD, SQE and ERR accept posts; in ERR the requests are
+ *             completed with WQE_WC_WR_FLUSH_ERR)
+ *   opcode unknown, or illegal on the transport           EINVAL
+ *             (UD: SEND and SEND_WITH_IMM only; UC: no READ, no atomics,
+ *             no SEND_WITH_INV)
+ *   num_sge < 0 or > max_send_sge, or sg_list NULL with num_sge > 0  EINVAL
+ *   total length over 2^31                                EINVAL
+ *   INLINE on a READ or atomic                            EINVAL
+ *   INLINE with total length over max_inline_data         EINVAL
+ *   atomic: num_sge != 1, length != 8, remote_addr not 8-byte aligned EINVAL
+ *   UD: NULL ah, ah of another PD, remote_qpn over 24 bits EINVAL
+ *   unknown send_flags bits                               EINVAL
+ *   not enough ring space or max_send_wr outstanding      ENOMEM
+ * lkeys are not checked here: a key is judged when the WQE is processed.
+ *
+ * On the first failing request, *@bad_wr points at it and the call returns
+ * the errno above; the requests before it are posted (and the doorbell is
+ * rung for them); nothing of it or of the requests after it reaches the ring.
+ * On success *@bad_wr is left alone and 0 is returned. EINVAL (with
+ * *@bad_wr untouched) for a NULL @qp, @wr or @bad_wr.
+ *
+ * Inline data is copied into the WQE before the call returns: the source
+ * buffer may be reused at once, and no lkey is ever checked for it.
+ *
+ * The doorbell: after writing the WQEs, one release store publishes the
+ * new producer counter in the doorbell record, then the first 8 bytes of
+ * the last WQE's control segment are written to the doorbell register.
+ */
+WQE_API int wqe_post_send(struct wqe_qp *qp, struct wqe_send_wr *wr, struct wqe_send_wr **bad_wr);
+
+/* A receive Work Request (the twin of struct ibv_recv_wr). */
+struct wqe_recv_wr {
+	uint64_t wr_id;
+	struct wqe_recv_wr *next;
+	struct wqe_sge *sg_list;
+	int num_sge;
+};
+
+/*
+ * wqe_post_recv - post a chain of receive Work Requests.
+ * Checks, in order: QP state RESET                     EINVAL
+ *                   num_sge < 0 or > max_recv_sge     EINVAL
+ *                   sg_list NULL with num_sge > 0     EINVAL
+ *                   total length over 2^31            EINVAL
+ *                   receive queue full                ENOMEM
+ * Same *@bad_wr discipline as wqe_post_send(). In ERR the requests are
+ * accepted and flushed.
+ */
+WQE_API int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr **bad_wr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WQE_VERBS_H */

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testutil.h - the small harness every C test uses.
+ *
+ * CHECK(cond) and CHECK_EQ(a, b) record a failure with file:line and carry
+ * on; a test's main() ends with `return test_finish();`, which prints
+ * "N passed, N failed" and returns 0 only if nothing failed. Exit code 77
+ * is never used: an oracle that is missing is a failure, not a skip.
+ */
+#ifndef WQE_TESTUTIL_H
+#define WQE_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+extern unsigned long test_checks;
+extern unsigned long test_failures;
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int test_finish(void);
+
+#define CHECK(cond)                                                                  \
+	do {                                                                         \
+		test_checks++;                                                       \
+		if (!(cond))                                                         \
+			test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);           \
+	} while (0)
+
+#define CHECK_EQ(a, b)                                                               \
+	do {                                                                         \
+		unsigned long long check_a_ = (unsigned long long)(a);               \
+		unsigned long long check_b_ = (unsigned long long)(b);               \
+		test_checks++;                                                       \
+		if (check_a_ != check_b_)                                            \
+			test_fail(__FILE__, __LINE__, "%s == %s: 0x%llx != 0x%llx",  \
+				  #a, #b, check_a_, check_b_);                       \
+	} while (0)
+
+#define CHECK_MEM(a, b, n)                                                           \
+	do {                                                                         \
+		test_checks++;                                                       \
+		if (test_memdiff((a), (b), (n), __FILE__, __LINE__, #a, #b))         \
+			test_failures++;                                             \
+	} while (0)
+
+/* Compares @n bytes; on a difference prints both hex dumps and returns 1. */
+int test_memdiff(const void *a, const void *b, size_t n, const char *file, int line,
+		 const char *an, const char *bn);
+
+/* Prints @n bytes as hex, 16 per line, with @label. */
+void test_hexdump(FILE *f, const char *label, const void *p, size_t n);
+
+/* A seeded, reproducible PRNG (splitmix64). */
+struct test_rng {
+	uint64_t s;
+};
+void test_rng_seed(struct test_rng *r, uint64_t seed);
+uint64_t test_rng_next(struct test_rng *r);
+/* Uniform in [0, n); n > 0. */
+uint64_t test_rng_below(struct test_rng *r, uint64_t n);
+void test_rng_fill(struct test_rng *r, void *p, size_t n);
+
+#endif
