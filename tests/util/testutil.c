@@ -75,3 +75,77 @@ void test_rng_fill(struct test_rng *r, void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		b[i] = (uint8_t)test_rng_next(r);
 }
+
+void test_qp_attr_for(enum wqe_qp_type t, enum wqe_qp_state next, struct wqe_qp_attr *a,
+		      int *mask, uint32_t dest_qpn, enum wqe_mtu mtu)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = next;
+	*mask = WQE_QP_STATE;
+	switch (next) {
+	case WQE_QPS_INIT:
+		a->pkey_index = 0;
+		a->port_num = 1;
+		*mask |= WQE_QP_PKEY_INDEX | WQE_QP_PORT;
+		if (t == WQE_QPT_UD) {
+			a->qkey = 0x11111111;
+			*mask |= WQE_QP_QKEY;
+		} else {
+			a->qp_access_flags = WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ |
+					     WQE_ACCESS_REMOTE_ATOMIC;
+			*mask |= WQE_QP_ACCESS_FLAGS;
+		}
+		break;
+	case WQE_QPS_RTR:
+		if (t == WQE_QPT_UD)
+			break;
+		a->path_mtu = mtu;
+		a->dest_qp_num = dest_qpn;
+		a->rq_psn = 0x100;
+		a->ah_attr.port_num = 1;
+		a->ah_attr.grh.dgid.raw[10] = 0xff;
+		a->ah_attr.grh.dgid.raw[11] = 0xff;
+		a->ah_attr.grh.dgid.raw[12] = 192;
+		a->ah_attr.grh.dgid.raw[14] = 2;
+		a->ah_attr.grh.dgid.raw[15] = 2;
+		a->ah_attr.dmac[0] = 0x02;
+		a->ah_attr.dmac[5] = 0x02;
+		*mask |= WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN;
+		if (t == WQE_QPT_RC) {
+			a->max_dest_rd_atomic = 4;
+			a->min_rnr_timer = 12;
+			*mask |= WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER;
+		}
+		break;
+	case WQE_QPS_RTS:
+		a->sq_psn = 0x100;
+		*mask |= WQE_QP_SQ_PSN;
+		if (t == WQE_QPT_RC) {
+			a->timeout = 14;
+			a->retry_cnt = 7;
+			a->rnr_retry = 7;
+			a->max_rd_atomic = 4;
+			*mask |= WQE_QP_TIMEOUT | WQE_QP_RETRY_CNT | WQE_QP_RNR_RETRY |
+				 WQE_QP_MAX_QP_RD_ATOMIC;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+int test_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, uint32_t dest_qpn, enum wqe_mtu mtu)
+{
+	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct wqe_qp_attr a;
+		int mask, err;
+
+		test_qp_attr_for(t, steps[i], &a, &mask, dest_qpn, mtu);
+		err = wqe_modify_qp(qp, &a, mask);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -63,3 +63,14 @@ uint64_t test_rng_below(struct test_rng *r, uint64_t n);
 void test_rng_fill(struct test_rng *r, void *p, size_t n);
 
 #endif
+
+/* Verbs helpers shared by the tests. */
+#include "wqe/verbs.h"
+
+/* Moves @qp RESET -> INIT -> RTR -> RTS with every required attribute.
+ * Returns 0 or the first failing errno. */
+int test_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, uint32_t dest_qpn, enum wqe_mtu mtu);
+
+/* Fills the attributes each transition needs for @t (all other fields 0). */
+void test_qp_attr_for(enum wqe_qp_type t, enum wqe_qp_state next, struct wqe_qp_attr *a,
+		      int *mask, uint32_t dest_qpn, enum wqe_mtu mtu);

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+#include "engine/flush.h"
+
+#include <string.h>
+
+enum wqe_wc_opcode wc_opcode_of(enum wqe_op op)
+{
+	switch (op) {
+	case WQE_OP_RDMA_WRITE:
+	case WQE_OP_RDMA_WRITE_WITH_IMM: return WQE_WC_RDMA_WRITE;
+	case WQE_OP_RDMA_READ: return WQE_WC_RDMA_READ;
+	case WQE_OP_ATOMIC_CMP_AND_SWP: return WQE_WC_COMP_SWAP;
+	case WQE_OP_ATOMIC_FETCH_AND_ADD: return WQE_WC_FETCH_ADD;
+	default: return WQE_WC_SEND;
+	}
+}
+
+void sq_retire(struct sq_ring *sq, uint32_t nblocks)
+{
+	uint32_t ci = atomic_load_explicit(&sq->ci, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&sq->ci_wqes, memory_order_relaxed);
+
+	atomic_store_explicit(&sq->ci_wqes, n + 1, memory_order_relaxed);
+	/* Release: the engine is done reading these blocks. */
+	atomic_store_explicit(&sq->ci, ci + nblocks, memory_order_release);
+}
+
+/* Size in blocks of the WQE at @counter, from its first block. A WQE whose
+ * size cannot be read (a raw ring writer's garbage) is taken as one block. */
+static uint32_t wqe_blocks_at(const struct qpc *q, uint32_t counter, uint32_t avail,
+			      enum wqe_op *op)
+{
+	uint8_t buf[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
+	struct wqe_decode_ctx dctx = {q->type, 0};
+	struct wqe_desc d;
+	uint32_t size = 0, nb;
+
+	*op = WQE_OP_SEND;
+	if (wqe_peek_size(q->format, sq_ring_block(q->sq, counter), WQE_BLOCK_SIZE, &size) ||
+	    size == 0)
+		return 1;
+	nb = size / WQE_BLOCK_SIZE;
+	if (nb > avail || nb > WQE_MAX_BLOCKS)
+		return 1;
+	for (uint32_t i = 0; i < nb; i++)
+		memcpy(buf + i * WQE_BLOCK_SIZE, sq_ring_block(q->sq, counter + i),
+		       WQE_BLOCK_SIZE);
+	dctx.max_bytes = nb * WQE_BLOCK_SIZE;
+	if (wqe_decode(q->format, &dctx, buf, dctx.max_bytes, &d) == WQE_DEC_OK)
+		*op = d.op;
+	return nb;
+}
+
+static int flush_sq(struct qpc *q)
+{
+	struct sq_ring *sq = q->sq;
+	uint32_t pi = atomic_load_explicit(&sq->dbrec, memory_order_acquire);
+	uint32_t ci = atomic_load_explicit(&sq->ci, memory_order_relaxed);
+	int n = 0;
+
+	while (ci != pi) {
+		enum wqe_op op;
+		uint32_t nb = wqe_blocks_at(q, ci, pi - ci, &op);
+		struct cqe e = {.qpn = q->qpn, .wqe_counter = ci,
+				.status = WQE_WC_WR_FLUSH_ERR, .opcode = (uint8_t)wc_opcode_of(op)};
+
+		cqc_push(q->send_cq, &e);
+		sq_retire(sq, nb);
+		q->eng->stats.flushed++;
+		ci += nb;
+		n++;
+	}
+	return n;
+}
+
+static int flush_rq(struct qpc *q)
+{
+	struct rq_ring *rq = q->rq;
+	uint32_t pi, ci;
+	int n = 0;
+
+	if (!rq)
+		return 0;
+	pi = atomic_load_explicit(&rq->dbrec, memory_order_acquire);
+	ci = atomic_load_explicit(&rq->ci, memory_order_relaxed);
+	for (; ci != pi; ci++, n++) {
+		struct cqe e = {.qpn = q->qpn, .wqe_counter = ci, .is_recv = 1,
+				.status = WQE_WC_WR_FLUSH_ERR, .opcode = WQE_WC_RECV};
+
+		cqc_push(q->recv_cq, &e);
+		atomic_store_explicit(&rq->ci, ci + 1, memory_order_release);
+	}
+	return n;
+}
+
+int flush_qp(struct nic *n, struct qpc *q)
+{
+	(void)n;
+	return flush_sq(q) + flush_rq(q);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#include "engine/nic.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bytes.h"
+#include "engine/flush.h"
+
+#define NIC_KEYS 65536u
+
+struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port)
+{
+	struct nic *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->format = fmt;
+	n->port = *port;
+	if (keys_init(&n->keys, NIC_KEYS) || qp_table_init(&n->qps)) {
+		keys_fini(&n->keys);
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void nic_destroy(struct nic *n)
+{
+	if (!n)
+		return;
+	keys_fini(&n->keys);
+	qp_table_fini(&n->qps);
+	free(n);
+}
+
+int nic_qp_create(struct nic *n, struct qpc *q)
+{
+	q->eng = calloc(1, sizeof(*q->eng));
+	if (!q->eng)
+		return ENOMEM;
+	if (qp_table_add(&n->qps, q)) {
+		free(q->eng);
+		q->eng = NULL;
+		return ENOMEM;
+	}
+	q->state = WQE_QPS_RESET;
+	return 0;
+}
+
+void nic_qp_destroy(struct nic *n, struct qpc *q)
+{
+	qp_table_remove(&n->qps, q->qpn);
+	free(q->eng);
+	q->eng = NULL;
+}
+
+void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
+{
+	(void)n;
+	q->state = s;
+	if (s == WQE_QPS_RESET)
+		memset(q->eng, 0, sizeof(*q->eng));
+	if (s == WQE_QPS_ERR)
+		q->eng->doorbell = true; /* flush what is outstanding */
+}
+
+void nic_doorbell(struct nic *n, const uint8_t val[8])
+{
+	doorbell_write(&n->db, val);
+}
+
+/* The doorbell value names the QP: mlx5 carries qpn_ds in bytes 4-7. */
+static struct qpc *doorbell_qp(struct nic *n, const uint8_t val[8])
+{
+	return qp_table_find(&n->qps, get_be32(val + 4) >> 8);
+}
+
+int nic_progress(struct nic *n)
+{
+	uint8_t val[8];
+	int work = 0;
+
+	n->progress_calls++;
+	while (doorbell_read(&n->db, val)) {
+		struct qpc *q = doorbell_qp(n, val);
+
+		if (q)
+			q->eng->doorbell = true;
+	}
+	for (uint32_t i = 0; i < n->qps.cap; i++) {
+		struct qpc *q = n->qps.slot[i];
+
+		if (!q || !q->eng->doorbell)
+			continue;
+		if (q->state == WQE_QPS_ERR)
+			work += flush_qp(n, q);
+		q->eng->doorbell = q->state == WQE_QPS_ERR ? false : q->eng->doorbell;
+	}
+	return work;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.h - send and receive rings in host memory, their doorbell records,
+ * and the doorbell register.
+ *
+ * A send ring is a power-of-two array of 64-byte blocks. Its counters are
+ * free-running 32-bit block counts, masked on use:
+ *   - pi:       the producer counter, private to the posting side;
+ *   - dbrec:    the doorbell record, pi published by one release store per
+ *               post call; the engine reads it with acquire;
+ *   - ci:       blocks the engine has retired (completed or flushed),
+ *               published by the engine with release, read by the posting
+ *               side with acquire to reclaim space;
+ *   - ci_wqes:  WQEs retired, the same way.
+ * A receive ring has fixed-size slots of 16-byte data segments (the mlx5
+ * receive WQE), counted in slots.
+ */
+#ifndef WQE_RING_RING_H
+#define WQE_RING_RING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sq_ring {
+	uint8_t *buf;            /* nblocks x 64 bytes, 64-byte aligned */
+	uint32_t nblocks;        /* power of two */
+	uint32_t pi;             /* producer, in blocks (posting side only) */
+	uint32_t posted_wqes;    /* WQEs posted (posting side only) */
+	_Atomic uint32_t dbrec;  /* doorbell record: published pi */
+	_Atomic uint32_t ci;     /* blocks retired by the engine */
+	_Atomic uint32_t ci_wqes; /* WQEs retired by the engine */
+};
+
+struct rq_ring {
+	uint8_t *buf;            /* nslots x stride bytes */
+	uint32_t nslots;         /* power of two */
+	uint32_t stride;         /* bytes per slot: max_recv_sge x 16, power of two */
+	uint32_t pi;             /* producer, in slots (posting side only) */
+	_Atomic uint32_t dbrec;  /* published pi */
+	_Atomic uint32_t ci;     /* slots consumed by the engine */
+};
+
+int sq_ring_init(struct sq_ring *r, uint32_t nblocks);
+void sq_ring_fini(struct sq_ring *r);
+/* Blocks free for the posting side (acquire on ci). */
+uint32_t sq_ring_free_blocks(const struct sq_ring *r);
+/* Publishes pi in the doorbell record (one release store). */
+void sq_ring_publish(struct sq_ring *r);
+/* Pointer to block @counter (masked). */
+uint8_t *sq_ring_block(const struct sq_ring *r, uint32_t counter);
+
+int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride);
+void rq_ring_fini(struct rq_ring *r);
+uint8_t *rq_ring_slot(const struct rq_ring *r, uint32_t counter);
+
+/*
+ * The doorbell register: a small mailbox of 8-byte writes the engine drains.
+ * Real hardware takes one MMIO write; we keep the last writes in order so
+ * the engine sees each. A full mailbox drops the oldest (the doorbell record
+ * still tells the engine the truth; the register only says "look").
+ */
+#define DB_MAILBOX 64u
+struct doorbell_reg {
+	uint8_t val[DB_MAILBOX][8];
+	uint32_t head;
+	uint32_t tail;
+	uint64_t writes;
+};
+
+void doorbell_write(struct doorbell_reg *d, const uint8_t val[8]);
+/* Takes the oldest write into @val; false if none. */
+bool doorbell_read(struct doorbell_reg *d, uint8_t val[8]);
+
+#endif

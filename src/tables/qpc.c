@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#include "tables/qpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define QPN_MAX 0xffffffu
+
+int cqc_init(struct cqc *c, uint32_t depth)
+{
+	uint32_t n = 1;
+
+	memset(c, 0, sizeof(*c));
+	while (n < depth)
+		n <<= 1;
+	c->ring = calloc(n, sizeof(*c->ring));
+	if (!c->ring)
+		return -1;
+	c->nslots = n;
+	c->depth = depth;
+	atomic_init(&c->pi_pub, 0);
+	atomic_init(&c->ci, 0);
+	return 0;
+}
+
+void cqc_fini(struct cqc *c)
+{
+	free(c->ring);
+	c->ring = NULL;
+}
+
+bool cqc_push(struct cqc *c, const struct cqe *e)
+{
+	uint32_t ci = atomic_load_explicit(&c->ci, memory_order_acquire);
+
+	if (c->overrun || c->pi - ci >= c->depth) {
+		c->overrun = true;
+		c->lost++;
+		return false;
+	}
+	c->ring[c->pi & (c->nslots - 1)] = *e;
+	c->pi++;
+	/* Release: the entry is written before software can see it. */
+	atomic_store_explicit(&c->pi_pub, c->pi, memory_order_release);
+	return true;
+}
+
+int qp_table_init(struct qp_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	return 0;
+}
+
+void qp_table_fini(struct qp_table *t)
+{
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+int qp_table_add(struct qp_table *t, struct qpc *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->cap && t->slot[i]; i++)
+		;
+	if (i == t->cap) {
+		uint32_t ncap = t->cap ? t->cap * 2 : 64;
+		struct qpc **ns;
+
+		if (QPN_BASE + (uint64_t)t->cap >= QPN_MAX)
+			return -1;
+		ns = realloc(t->slot, ncap * sizeof(*ns));
+		if (!ns)
+			return -1;
+		memset(ns + t->cap, 0, (ncap - t->cap) * sizeof(*ns));
+		t->slot = ns;
+		t->cap = ncap;
+	}
+	t->slot[i] = q;
+	t->used++;
+	q->qpn = QPN_BASE + i;
+	return 0;
+}
+
+void qp_table_remove(struct qp_table *t, uint32_t qpn)
+{
+	uint32_t i = qpn - QPN_BASE;
+
+	if (qpn >= QPN_BASE && i < t->cap && t->slot[i]) {
+		t->slot[i] = NULL;
+		t->used--;
+	}
+}
+
+struct qpc *qp_table_find(const struct qp_table *t, uint32_t qpn)
+{
+	uint32_t i = qpn - QPN_BASE;
+
+	if (qpn < QPN_BASE || i >= t->cap)
+		return NULL;
+	return t->slot[i];
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qpc.h - the QP context and CQ context: what a NIC knows of a queue pair
+ * and a completion queue, and the table that finds a QP by its number.
+ *
+ * This is the NIC-side half of a QP. The software half (wr_id arrays,
+ * capacities as the user asked for them) lives in src/verbs and is never
+ * seen by the engine.
+ */
+#ifndef WQE_TABLES_QPC_H
+#define WQE_TABLES_QPC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ring/ring.h"
+#include "wqe/types.h"
+
+/* The peer address as the NIC holds it (RC/UC: from INIT->RTR). */
+struct qpc_addr {
+	union wqe_gid dgid;
+	uint8_t dmac[6];
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t tclass;
+	uint8_t sl;
+	uint16_t udp_sport;
+};
+
+/* One completion as the engine writes it into a CQ ring. */
+struct cqe {
+	uint32_t qpn;
+	uint32_t wqe_counter; /* SQ: first block of the WQE; RQ: slot counter */
+	uint32_t byte_len;
+	uint32_t imm;         /* immediate (big-endian value) or invalidated rkey */
+	uint32_t src_qp;
+	uint16_t pkey_index;
+	uint8_t is_recv;
+	uint8_t status;       /* enum wqe_wc_status */
+	uint8_t opcode;       /* enum wqe_wc_opcode (RECV values fit: 128, 129) */
+	uint8_t flags;        /* enum wqe_wc_flags */
+	uint8_t sl;
+};
+
+struct cqc {
+	struct cqe *ring;
+	uint32_t nslots;          /* power of two, >= depth */
+	uint32_t depth;           /* entries the user asked for */
+	uint32_t pi;              /* engine's producer counter */
+	_Atomic uint32_t pi_pub;  /* published producer (release) */
+	_Atomic uint32_t ci;      /* consumer counter, written by software */
+	bool overrun;
+	uint64_t lost;            /* completions dropped by the overrun */
+};
+
+int cqc_init(struct cqc *c, uint32_t depth);
+void cqc_fini(struct cqc *c);
+/* Engine side: add one completion; false (and overrun set) if the CQ is full. */
+bool cqc_push(struct cqc *c, const struct cqe *e);
+
+struct qpc {
+	uint32_t qpn;
+	enum wqe_qp_type type;
+	enum wqe_qp_state state;
+	enum wqe_format format;
+	uint32_t pd;
+	bool sq_sig_all;
+	struct sq_ring *sq;
+	struct rq_ring *rq;
+	struct cqc *send_cq;
+	struct cqc *recv_cq;
+
+	/* attributes (modify_qp) */
+	enum wqe_mtu path_mtu;
+	uint32_t dest_qpn;
+	uint32_t sq_psn;
+	uint32_t rq_psn;
+	uint32_t qkey;
+	uint32_t access;
+	struct qpc_addr av;
+	uint16_t pkey_index;
+	uint8_t port;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+
+	/* engine progress state, owned by src/engine */
+	struct eng_qp *eng;
+};
+
+/* QP numbers: base + slot index. QPN 0 and 1 are reserved by the IBTA. */
+#define QPN_BASE 0x12u
+
+struct qp_table {
+	struct qpc **slot;
+	uint32_t cap;
+	uint32_t used;
+};
+
+int qp_table_init(struct qp_table *t);
+void qp_table_fini(struct qp_table *t);
+/* Adds @q and assigns q->qpn; -1 when no number is left or on ENOMEM. */
+int qp_table_add(struct qp_table *t, struct qpc *q);
+void qp_table_remove(struct qp_table *t, uint32_t qpn);
+struct qpc *qp_table_find(const struct qp_table *t, uint32_t qpn);
+
+#endif

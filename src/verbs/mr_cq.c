@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory regions and completion queues. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs/verbs_int.h"
+
+#define ACCESS_ALL                                                                       \
+	(WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ |    \
+	 WQE_ACCESS_REMOTE_ATOMIC)
+
+struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length, unsigned int access)
+{
+	struct wqe_mr *mr;
+	uint32_t key;
+
+	/* IBTA 10.6.3.1 (and ibv_reg_mr): remote write or atomic access
+	 * needs local write. */
+	if (!pd || !addr || !length || (access & ~(unsigned)ACCESS_ALL) ||
+	    (uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr ||
+	    ((access & (WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & WQE_ACCESS_LOCAL_WRITE))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	key = keys_add(&pd->context->nic->keys, addr, length, pd->handle, access);
+	if (!key) {
+		free(mr);
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->handle = key >> 8;
+	mr->lkey = key;
+	mr->rkey = key;
+	pd->refs++;
+	pd->context->nmr++;
+	return mr;
+}
+
+int wqe_dereg_mr(struct wqe_mr *mr)
+{
+	if (!mr || !mr->pd)
+		return EINVAL;
+	keys_remove(&mr->context->nic->keys, mr->lkey);
+	mr->pd->refs--;
+	mr->context->nmr--;
+	free(mr);
+	return 0;
+}
+
+struct wqe_cq *wqe_create_cq(struct wqe_context *ctx, int cqe)
+{
+	struct wqe_cq *cq;
+
+	if (!ctx || cqe < 1 || cqe > 65536) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq || cqc_init(&cq->cqc, (uint32_t)cqe)) {
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->context = ctx;
+	ctx->ncq++;
+	return cq;
+}
+
+int wqe_destroy_cq(struct wqe_cq *cq)
+{
+	if (!cq)
+		return EINVAL;
+	if (cq->refs)
+		return EBUSY;
+	cq->context->ncq--;
+	cqc_fini(&cq->cqc);
+	free(cq);
+	return 0;
+}
+
+static void fill_wc(struct wqe_qp *qp, const struct cqe *e, struct wqe_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	if (e->is_recv)
+		wc->wr_id = qp->rq_wrid[e->wqe_counter & (qp->rq.nslots - 1)];
+	else
+		wc->wr_id = qp->sq_wrid[e->wqe_counter & (qp->sq.nblocks - 1)];
+	wc->status = (enum wqe_wc_status)e->status;
+	wc->opcode = (enum wqe_wc_opcode)e->opcode;
+	wc->byte_len = e->byte_len;
+	/* The CQE holds the immediate as a big-endian value; ibv_wc gives it
+	 * in network order, i.e. the same four bytes in memory. */
+	if (e->flags & WQE_WC_WITH_IMM) {
+		uint8_t b[4] = {(uint8_t)(e->imm >> 24), (uint8_t)(e->imm >> 16),
+				(uint8_t)(e->imm >> 8), (uint8_t)e->imm};
+		memcpy(&wc->imm_data, b, 4);
+	} else if (e->flags & WQE_WC_WITH_INV) {
+		wc->invalidated_rkey = e->imm;
+	}
+	wc->qp_num = e->qpn;
+	wc->src_qp = e->src_qp;
+	wc->wc_flags = e->flags;
+	wc->pkey_index = e->pkey_index;
+	wc->sl = e->sl;
+}
+
+int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc)
+{
+	struct nic *nic;
+	uint32_t pi;
+	int n = 0;
+
+	if (!cq || num_entries < 0 || (num_entries && !wc))
+		return -EINVAL;
+	nic = cq->context->nic;
+	nic_progress(nic);
+	/* Acquire pairs with the engine's release in cqc_push(). */
+	pi = atomic_load_explicit(&cq->cqc.pi_pub, memory_order_acquire);
+	while (n < num_entries && cq->ci != pi) {
+		const struct cqe *e = &cq->cqc.ring[cq->ci & (cq->cqc.nslots - 1)];
+		struct qpc *q = qp_table_find(&nic->qps, e->qpn);
+
+		cq->ci++;
+		if (!q)
+			continue; /* the QP was destroyed: its completions go with it */
+		fill_wc(qp_of_qpc(q), e, &wc[n++]);
+	}
+	atomic_store_explicit(&cq->cqc.ci, cq->ci, memory_order_release);
+	if (n == 0 && cq->cqc.overrun && cq->ci == pi)
+		return -EOVERFLOW;
+	return n;
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/* Queue pairs: create, destroy, modify (the state machine), query. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables/qp_state.h"
+#include "verbs/verbs_int.h"
+
+int verbs_check_ah_attr(const struct wqe_context *ctx, const struct wqe_ah_attr *a);
+
+static uint32_t roundup_pow2(uint32_t v)
+{
+	uint32_t n = 1;
+
+	while (n < v)
+		n <<= 1;
+	return n;
+}
+
+static int init_queues(struct wqe_qp *qp, uint32_t ring_blocks)
+{
+	uint32_t rq_slots = roundup_pow2(qp->cap.max_recv_wr);
+	uint32_t stride = roundup_pow2(qp->cap.max_recv_sge * 16u);
+
+	if (sq_ring_init(&qp->sq, ring_blocks) || rq_ring_init(&qp->rq, rq_slots, stride))
+		return ENOMEM;
+	qp->sq_wrid = calloc(ring_blocks, sizeof(*qp->sq_wrid));
+	qp->rq_wrid = calloc(rq_slots, sizeof(*qp->rq_wrid));
+	if (!qp->sq_wrid || !qp->rq_wrid)
+		return ENOMEM;
+	qp->cap.max_recv_wr = rq_slots;
+	return 0;
+}
+
+static void free_qp(struct wqe_qp *qp)
+{
+	sq_ring_fini(&qp->sq);
+	rq_ring_fini(&qp->rq);
+	free(qp->sq_wrid);
+	free(qp->rq_wrid);
+	free(qp);
+}
+
+struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
+{
+	struct wqe_qp_cap cap;
+	struct wqe_qp *qp;
+	uint32_t wqe_bytes, ring_blocks;
+	int err;
+
+	if (!pd || !attr || !attr->send_cq || !attr->recv_cq ||
+	    attr->send_cq->context != pd->context || attr->recv_cq->context != pd->context ||
+	    (attr->qp_type != WQE_QPT_RC && attr->qp_type != WQE_QPT_UC &&
+	     attr->qp_type != WQE_QPT_UD) ||
+	    attr->cap.max_recv_sge < 1 || attr->cap.max_recv_sge > WQE_DESC_MAX_SGE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cap = attr->cap;
+	if (wqe_calc_sq(pd->context->attr.format, attr->qp_type, &cap, &wqe_bytes, &ring_blocks)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->context = pd->context;
+	qp->pd = pd;
+	qp->send_cq = attr->send_cq;
+	qp->recv_cq = attr->recv_cq;
+	qp->qp_context = attr->qp_context;
+	qp->cap = cap;
+	qp->wqe_bytes = wqe_bytes;
+	err = init_queues(qp, ring_blocks);
+	if (!err) {
+		struct qpc *q = &qp->qpc;
+
+		q->type = attr->qp_type;
+		q->format = pd->context->attr.format;
+		q->pd = pd->handle;
+		q->sq_sig_all = attr->sq_sig_all != 0;
+		q->sq = &qp->sq;
+		q->rq = &qp->rq;
+		q->send_cq = &attr->send_cq->cqc;
+		q->recv_cq = &attr->recv_cq->cqc;
+		q->path_mtu = WQE_MTU_1024;
+		q->port = 1;
+		err = nic_qp_create(pd->context->nic, q);
+	}
+	if (err) {
+		free_qp(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpc.av.udp_sport = verbs_default_sport(qp->qpc.qpn);
+	qp->sw_state = WQE_QPS_RESET;
+	attr->cap = qp->cap;
+	pd->refs++;
+	attr->send_cq->refs++;
+	attr->recv_cq->refs++;
+	pd->context->nqp++;
+	return qp;
+}
+
+int wqe_destroy_qp(struct wqe_qp *qp)
+{
+	if (!qp)
+		return EINVAL;
+	nic_qp_destroy(qp->context->nic, &qp->qpc);
+	qp->pd->refs--;
+	qp->send_cq->refs--;
+	qp->recv_cq->refs--;
+	qp->context->nqp--;
+	free_qp(qp);
+	return 0;
+}
+
+uint32_t wqe_qp_num(const struct wqe_qp *qp)
+{
+	return qp ? qp->qpc.qpn : 0;
+}
+
+static int check_values(const struct wqe_qp *qp, const struct wqe_qp_attr *a, unsigned int m)
+{
+	const struct wqe_context *ctx = qp->context;
+	const unsigned int remote = WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ |
+				    WQE_ACCESS_REMOTE_ATOMIC | WQE_ACCESS_LOCAL_WRITE;
+
+	if ((m & WQE_QP_CUR_STATE) && a->cur_qp_state != qp->qpc.state)
+		return EINVAL;
+	if ((m & WQE_QP_PATH_MTU) && (a->path_mtu < WQE_MTU_256 || a->path_mtu > WQE_MTU_4096))
+		return EINVAL;
+	if (((m & WQE_QP_RQ_PSN) && a->rq_psn > 0xffffff) ||
+	    ((m & WQE_QP_SQ_PSN) && a->sq_psn > 0xffffff) ||
+	    ((m & WQE_QP_DEST_QPN) && a->dest_qp_num > 0xffffff))
+		return EINVAL;
+	if ((m & WQE_QP_PORT) && a->port_num != 1)
+		return EINVAL;
+	if ((m & WQE_QP_PKEY_INDEX) && a->pkey_index >= ctx->attr.num_pkeys)
+		return EINVAL;
+	if ((m & WQE_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~remote))
+		return EINVAL;
+	if ((m & WQE_QP_AV) && verbs_check_ah_attr(ctx, &a->ah_attr))
+		return EINVAL;
+	if (((m & WQE_QP_TIMEOUT) && a->timeout > 31) ||
+	    ((m & WQE_QP_RETRY_CNT) && a->retry_cnt > 7) ||
+	    ((m & WQE_QP_RNR_RETRY) && a->rnr_retry > 7) ||
+	    ((m & WQE_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31) ||
+	    ((m & WQE_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > 16) ||
+	    ((m & WQE_QP_MAX_DEST_RD_ATOMIC) && a->max_dest_rd_atomic > 16))
+		return EINVAL;
+	return 0;
+}
+
+static void set_av(struct wqe_qp *qp, const struct wqe_ah_attr *a)
+{
+	struct qpc_addr *av = &qp->qpc.av;
+
+	qp->ah_attr = *a;
+	av->dgid = a->grh.dgid;
+	memcpy(av->dmac, a->dmac, 6);
+	av->flow_label = a->grh.flow_label;
+	av->sgid_index = a->grh.sgid_index;
+	av->hop_limit = a->grh.hop_limit ? a->grh.hop_limit : 64;
+	av->tclass = a->grh.traffic_class;
+	av->sl = a->sl;
+	av->udp_sport = a->udp_sport ? a->udp_sport : verbs_default_sport(qp->qpc.qpn);
+}
+
+static void apply(struct wqe_qp *qp, const struct wqe_qp_attr *a, unsigned int m)
+{
+	struct qpc *q = &qp->qpc;
+
+	if (m & WQE_QP_PATH_MTU)
+		q->path_mtu = a->path_mtu;
+	if (m & WQE_QP_QKEY)
+		q->qkey = a->qkey;
+	if (m & WQE_QP_RQ_PSN)
+		q->rq_psn = a->rq_psn;
+	if (m & WQE_QP_SQ_PSN)
+		q->sq_psn = a->sq_psn;
+	if (m & WQE_QP_DEST_QPN)
+		q->dest_qpn = a->dest_qp_num;
+	if (m & WQE_QP_ACCESS_FLAGS)
+		q->access = a->qp_access_flags;
+	if (m & WQE_QP_AV)
+		set_av(qp, &a->ah_attr);
+	if (m & WQE_QP_PKEY_INDEX)
+		q->pkey_index = a->pkey_index;
+	if (m & WQE_QP_PORT)
+		q->port = a->port_num;
+	if (m & WQE_QP_MAX_QP_RD_ATOMIC)
+		q->max_rd_atomic = a->max_rd_atomic;
+	if (m & WQE_QP_MAX_DEST_RD_ATOMIC)
+		q->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (m & WQE_QP_MIN_RNR_TIMER)
+		q->min_rnr_timer = a->min_rnr_timer;
+	if (m & WQE_QP_TIMEOUT)
+		q->timeout = a->timeout;
+	if (m & WQE_QP_RETRY_CNT)
+		q->retry_cnt = a->retry_cnt;
+	if (m & WQE_QP_RNR_RETRY)
+		q->rnr_retry = a->rnr_retry;
+}
+
+/* RESET empties both queues with no completions (IBTA 10.3.1). */
+static void reset_queues(struct wqe_qp *qp)
+{
+	uint32_t sq_blocks = qp->sq.nblocks, rq_slots = qp->rq.nslots, stride = qp->rq.stride;
+	uint8_t *sb = qp->sq.buf, *rb = qp->rq.buf;
+
+	memset(sb, 0, (size_t)sq_blocks * 64u);
+	memset(rb, 0, (size_t)rq_slots * stride);
+	memset(&qp->sq, 0, sizeof(qp->sq));
+	memset(&qp->rq, 0, sizeof(qp->rq));
+	qp->sq.buf = sb;
+	qp->sq.nblocks = sq_blocks;
+	qp->rq.buf = rb;
+	qp->rq.nslots = rq_slots;
+	qp->rq.stride = stride;
+}
+
+int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_mask)
+{
+	unsigned int m = (unsigned int)attr_mask;
+	enum wqe_qp_state cur, next;
+	const char *why = NULL;
+	int err;
+
+	if (!qp || !attr || attr_mask < 0 || (m & ~((1u << 21) - 1)))
+		return EINVAL;
+	cur = qp->qpc.state;
+	next = (m & WQE_QP_STATE) ? attr->qp_state : cur;
+	if (!qp_transition_ok(qp->qpc.type, cur, next, m, &why))
+		return EINVAL;
+	err = check_values(qp, attr, m);
+	if (err)
+		return err;
+	if (qp->qpc.type == WQE_QPT_UD)
+		m &= ~(unsigned)WQE_QP_PATH_MTU;
+	apply(qp, attr, m);
+	if (next == WQE_QPS_RESET)
+		reset_queues(qp);
+	nic_qp_set_state(qp->context->nic, &qp->qpc, next);
+	qp->sw_state = next;
+	return 0;
+}
+
+int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
+		 struct wqe_qp_init_attr *init_attr)
+{
+	const struct qpc *q;
+
+	(void)attr_mask;
+	if (!qp || !attr)
+		return EINVAL;
+	q = &qp->qpc;
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = q->state;
+	attr->cur_qp_state = q->state;
+	attr->path_mtu = q->path_mtu;
+	attr->qkey = q->qkey;
+	attr->rq_psn = q->rq_psn;
+	attr->sq_psn = q->sq_psn;
+	attr->dest_qp_num = q->dest_qpn;
+	attr->qp_access_flags = q->access;
+	attr->cap = qp->cap;
+	attr->ah_attr = qp->ah_attr;
+	attr->ah_attr.udp_sport = q->av.udp_sport;
+	attr->pkey_index = q->pkey_index;
+	attr->sq_draining = 0;
+	attr->max_rd_atomic = q->max_rd_atomic;
+	attr->max_dest_rd_atomic = q->max_dest_rd_atomic;
+	attr->min_rnr_timer = q->min_rnr_timer;
+	attr->port_num = q->port;
+	attr->timeout = q->timeout;
+	attr->retry_cnt = q->retry_cnt;
+	attr->rnr_retry = q->rnr_retry;
+	if (init_attr) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = qp->qp_context;
+		init_attr->send_cq = qp->send_cq;
+		init_attr->recv_cq = qp->recv_cq;
+		init_attr->cap = qp->cap;
+		init_attr->qp_type = q->type;
+		init_attr->sq_sig_all = q->sq_sig_all;
+	}
+	return 0;
+}
