@@ -70,6 +70,10 @@ static int flush_sq(struct qpc *q)
 		ci += nb;
 		n++;
 	}
+	/* Nothing is in flight any more: the requester starts after these. */
+	q->eng->req.fetch = ci;
+	q->eng->req.fl_head = q->eng->req.fl_tail = 0;
+	q->eng->req.rd_atomic = 0;
 	return n;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/bytes.h"
 #include "engine/flush.h"
+#include "engine/requester.h"
 
 #define NIC_KEYS 65536u
 
@@ -40,7 +41,15 @@ int nic_qp_create(struct nic *n, struct qpc *q)
 	q->eng = calloc(1, sizeof(*q->eng));
 	if (!q->eng)
 		return ENOMEM;
+	q->eng->req.nflight = q->sq->nblocks;
+	q->eng->req.inflight = calloc(q->sq->nblocks, sizeof(*q->eng->req.inflight));
+	if (!q->eng->req.inflight) {
+		free(q->eng);
+		q->eng = NULL;
+		return ENOMEM;
+	}
 	if (qp_table_add(&n->qps, q)) {
+		free(q->eng->req.inflight);
 		free(q->eng);
 		q->eng = NULL;
 		return ENOMEM;
@@ -52,16 +61,27 @@ int nic_qp_create(struct nic *n, struct qpc *q)
 void nic_qp_destroy(struct nic *n, struct qpc *q)
 {
 	qp_table_remove(&n->qps, q->qpn);
+	free(q->eng->req.inflight);
 	free(q->eng);
 	q->eng = NULL;
 }
 
 void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 {
+	struct eng_qp *e = q->eng;
+
 	(void)n;
+	if (s == WQE_QPS_RTS && q->state == WQE_QPS_RTR)
+		e->req.psn = q->sq_psn;
 	q->state = s;
-	if (s == WQE_QPS_RESET)
-		memset(q->eng, 0, sizeof(*q->eng));
+	if (s == WQE_QPS_RESET) {
+		struct inflight *fl = e->req.inflight;
+		uint32_t nfl = e->req.nflight;
+
+		memset(e, 0, sizeof(*e));
+		e->req.inflight = fl;
+		e->req.nflight = nfl;
+	}
 	if (s == WQE_QPS_ERR)
 		q->eng->doorbell = true; /* flush what is outstanding */
 }
@@ -69,6 +89,14 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 void nic_doorbell(struct nic *n, const uint8_t val[8])
 {
 	doorbell_write(&n->db, val);
+}
+
+void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
+{
+	if (n->tx.tap)
+		wqe_pcap_write(n->tx.tap, frame, len, n->clock_ns);
+	if (n->tx.xmit)
+		n->tx.xmit(n->tx.arg, frame, len);
 }
 
 /* The doorbell value names the QP: mlx5 carries qpn_ds in bytes 4-7. */
@@ -94,9 +122,14 @@ int nic_progress(struct nic *n)
 
 		if (!q || !q->eng->doorbell)
 			continue;
+		if (q->state == WQE_QPS_RTS)
+			work += req_run(n, q, 64);
 		if (q->state == WQE_QPS_ERR)
 			work += flush_qp(n, q);
-		q->eng->doorbell = q->state == WQE_QPS_ERR ? false : q->eng->doorbell;
+		/* Keep looking while WQEs wait behind the doorbell record. */
+		q->eng->doorbell = q->state == WQE_QPS_RTS &&
+				   q->eng->req.fetch != atomic_load_explicit(&q->sq->dbrec,
+									     memory_order_acquire);
 	}
 	return work;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "verbs/verbs_int.h"
+#include "wqe/link.h"
 
 static const struct wqe_context_attr default_attr = {
 	.format = WQE_FORMAT_MLX5,
@@ -62,6 +63,8 @@ int wqe_close_context(struct wqe_context *ctx)
 		return EINVAL;
 	if (ctx->npd || ctx->nmr || ctx->ncq || ctx->nqp || ctx->nah)
 		return EBUSY;
+	wqe_context_attach_link(ctx, NULL);
+	wqe_context_set_pcap(ctx, NULL);
 	nic_destroy(ctx->nic);
 	free(ctx);
 	return 0;

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wqe/link.h - where a context's packets go.
+ *
+ * A context sends every frame it builds to the link attached to it, and
+ * copies it to its capture tap if one is set. Links so far:
+ *   - the sink: keeps every frame it is given, in order, for tests and for
+ *     the pure-model tools; nothing is delivered anywhere.
+ *
+ * Threading: a link is used by the contexts attached to it, from one thread
+ * at a time.
+ */
+#ifndef WQE_LINK_H
+#define WQE_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wqe/types.h"
+#include "wqe/verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct wqe_link;
+
+/*
+ * wqe_link_sink_create - a link that records up to @max_frames frames
+ * (1 to 1<<20). Once full, later frames are counted as dropped.
+ * Returns NULL with errno EINVAL or ENOMEM.
+ */
+WQE_API struct wqe_link *wqe_link_sink_create(uint32_t max_frames);
+
+/* Frames recorded by a sink (0 for another kind of link). */
+WQE_API size_t wqe_link_sink_count(const struct wqe_link *l);
+/* Frames a full sink could not record. */
+WQE_API uint64_t wqe_link_sink_dropped(const struct wqe_link *l);
+
+/*
+ * wqe_link_sink_frame - frame @i (0 = oldest) of a sink. The pointer stays
+ * valid until the sink is cleared or destroyed. Returns 0, or EINVAL if
+ * @i is out of range or @l is not a sink.
+ */
+WQE_API int wqe_link_sink_frame(const struct wqe_link *l, size_t i, const uint8_t **frame,
+				size_t *len);
+
+/* Forgets every recorded frame. */
+WQE_API void wqe_link_sink_clear(struct wqe_link *l);
+
+/* Frees @l; EBUSY while a context is attached. 0 or EINVAL otherwise. */
+WQE_API int wqe_link_destroy(struct wqe_link *l);
+
+/*
+ * wqe_context_attach_link - send @ctx's packets to @l (NULL detaches).
+ * Returns 0 or EINVAL.
+ */
+WQE_API int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l);
+
+/*
+ * wqe_context_set_pcap - record every frame @ctx sends or receives in the
+ * pcap file @path (created or truncated; flushed after every frame, so an
+ * interrupted run leaves a readable file). NULL stops recording and closes
+ * the file. Returns 0, or an errno value (nothing changes then).
+ */
+WQE_API int wqe_context_set_pcap(struct wqe_context *ctx, const char *path);
+
+/*
+ * Per-QP counters kept by the engine: what each WQE cost in host-memory
+ * transactions (the WQE fetch in 64-byte blocks, one payload read per
+ * non-empty SGE; none for inline payload), and what it became.
+ */
+struct wqe_qp_stats {
+	uint64_t wqes_fetched;
+	uint64_t wqe_fetch_blocks;
+	uint64_t payload_reads;
+	uint64_t payload_bytes;
+	uint64_t inline_wqes;
+	uint64_t fence_stalls;
+	uint64_t rd_atomic_stalls;
+	uint64_t packets_sent;
+	uint64_t bytes_sent;
+	uint64_t wqe_errors;
+	uint64_t flushed;
+};
+
+/* Copies @qp's counters. Returns 0 or EINVAL. */
+WQE_API int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *stats);
+
+/*
+ * wqe_progress - let the context's NIC run: take doorbells, fetch and
+ * process WQEs, send packets, write completions. wqe_poll_cq() calls it
+ * too. Returns the number of WQEs and packets handled (0: nothing to do),
+ * or -EINVAL.
+ */
+WQE_API int wqe_progress(struct wqe_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WQE_LINK_H */

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester. It knows what a NIC knows: the ring bytes up to the
+ * doorbell record, the QP context, the key table, and host memory reached
+ * through a key. It decodes every WQE it processes and never sees the
+ * software Work Request.
+ *
+ * Processing-time checks, in this order, before any payload byte is read:
+ *   1. the WQE is well-formed (size within the posted blocks, decodes, names
+ *      this QP)                                              LOC_QP_OP_ERR
+ *   2. its opcode is legal on the QP's transport             LOC_QP_OP_ERR
+ *   3. the message length is at most 2^31, and a UD message fits the MTU
+ *                                                            LOC_LEN_ERR
+ *   4. every SGE's lkey resolves to a valid region of the QP's PD, with
+ *      LOCAL_WRITE where the SGE is a destination (READ, atomics), and the
+ *      SGE lies inside it                                    LOC_PROT_ERR
+ * mlx5 reports a bad lkey as LOC_PROT_ERR (syndrome 0x04) and rxe, since
+ * Linux 5.13, as LOC_QP_OP_ERR; we follow mlx5, the hardware reference.
+ * A failed WQE produces no packet, completes with its status even when
+ * unsignaled (IBTA 10.7.3.1), moves the QP to ERR, and every later WQE is
+ * flushed.
+ */
+#include "engine/requester.h"
+
+#include <string.h>
+
+#include "engine/flush.h"
+#include "wqe/packetize.h"
+
+#define MAX_MSG (1ull << 31)
+/* A UD message may be as large as the port MTU. */
+#define UD_MTU WQE_MTU_4096
+
+struct fetched {
+	uint8_t buf[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
+	struct wqe_desc d;
+	struct wqe_iov iov[WQE_DESC_MAX_SGE];
+	uint32_t niov;
+	uint32_t start;
+	uint32_t nblocks;
+};
+
+static bool op_is_rd_atomic(enum wqe_op op)
+{
+	return op == WQE_OP_RDMA_READ || op == WQE_OP_ATOMIC_CMP_AND_SWP ||
+	       op == WQE_OP_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Step 1: fetch the WQE at req.fetch, block by block, and decode it. */
+static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f)
+{
+	struct eng_qp *e = q->eng;
+	struct wqe_decode_ctx dctx = {q->type, 0};
+	uint32_t size = 0;
+
+	f->start = e->req.fetch;
+	f->nblocks = 1;
+	memcpy(f->buf, sq_ring_block(q->sq, f->start), WQE_BLOCK_SIZE);
+	e->stats.wqe_fetch_blocks++;
+	e->stats.wqes_fetched++;
+	if (wqe_peek_size(q->format, f->buf, WQE_BLOCK_SIZE, &size) || size == 0 ||
+	    size / WQE_BLOCK_SIZE > avail)
+		return WQE_WC_LOC_QP_OP_ERR;
+	f->nblocks = size / WQE_BLOCK_SIZE;
+	for (uint32_t i = 1; i < f->nblocks; i++)
+		memcpy(f->buf + i * WQE_BLOCK_SIZE, sq_ring_block(q->sq, f->start + i),
+		       WQE_BLOCK_SIZE);
+	e->stats.wqe_fetch_blocks += f->nblocks - 1;
+	dctx.max_bytes = f->nblocks * WQE_BLOCK_SIZE;
+	if (wqe_decode(q->format, &dctx, f->buf, dctx.max_bytes, &f->d) != WQE_DEC_OK ||
+	    f->d.qpn != q->qpn)
+		return WQE_WC_LOC_QP_OP_ERR;
+	return WQE_WC_SUCCESS;
+}
+
+/* Steps 2-4: opcode, length, keys. Resolves the SGEs to host memory. */
+static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
+{
+	const struct wqe_desc *d = &f->d;
+	uint32_t need = op_is_rd_atomic(d->op) ? WQE_ACCESS_LOCAL_WRITE : 0;
+
+	if (!wqe_op_legal(d->op, q->type))
+		return WQE_WC_LOC_QP_OP_ERR;
+	if (d->total_len > MAX_MSG ||
+	    (q->type == WQE_QPT_UD && d->total_len > wqe_mtu_to_bytes(UD_MTU)))
+		return WQE_WC_LOC_LEN_ERR;
+	f->niov = 0;
+	if (d->is_inline) {
+		f->iov[0].base = d->inline_data;
+		f->iov[0].len = d->inline_len;
+		f->niov = d->inline_len ? 1 : 0;
+		return WQE_WC_SUCCESS;
+	}
+	for (uint32_t i = 0; i < d->num_sge; i++) {
+		uint8_t *host;
+
+		if (keys_check(&n->keys, d->sge[i].lkey, false, q->pd, d->sge[i].addr,
+			       d->sge[i].length, need, &host) != KEY_OK)
+			return WQE_WC_LOC_PROT_ERR;
+		f->iov[f->niov].base = host;
+		f->iov[f->niov].len = d->sge[i].length;
+		f->niov++;
+	}
+	return WQE_WC_SUCCESS;
+}
+
+static void complete(struct qpc *q, const struct fetched *f, enum wqe_wc_status st)
+{
+	struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
+			.opcode = (uint8_t)wc_opcode_of(f->d.op),
+			.byte_len = (uint32_t)f->d.total_len};
+
+	if (st != WQE_WC_SUCCESS || f->d.signaled)
+		cqc_push(q->send_cq, &c);
+}
+
+/* A WQE that failed its checks: no packet, an error completion whatever
+ * its signaling, the QP to ERR, the rest flushed. */
+static void fail(struct nic *n, struct qpc *q, struct fetched *f, enum wqe_wc_status st)
+{
+	q->eng->stats.wqe_errors++;
+	complete(q, f, st);
+	sq_retire(q->sq, f->nblocks);
+	q->eng->req.fetch = f->start + f->nblocks;
+	q->state = WQE_QPS_ERR;
+	flush_qp(n, q);
+}
+
+static void pktz_qp_of(const struct nic *n, const struct qpc *q, struct wqe_pktz_qp *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = q->type;
+	p->qpn = q->qpn;
+	p->dest_qpn = q->dest_qpn;
+	p->mtu = q->type == WQE_QPT_UD ? UD_MTU : q->path_mtu;
+	p->pkey = n->port.pkey[q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0];
+	p->qkey = q->qkey;
+	memcpy(p->smac, n->port.mac, 6);
+	memcpy(p->dmac, q->av.dmac, 6);
+	p->dgid = q->av.dgid;
+	p->udp_sport = q->av.udp_sport;
+	p->tclass = q->av.tclass;
+	p->hop_limit = q->av.hop_limit;
+	p->flow_label = q->av.flow_label;
+	p->sgid = n->port.gid[q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0];
+}
+
+/* Gathers, packetizes and transmits every packet of @f. */
+static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
+{
+	struct eng_qp *e = q->eng;
+	struct wqe_pktz_qp pq;
+	struct wqe_pktz z;
+	size_t len;
+
+	pktz_qp_of(n, q, &pq);
+	if (q->type == WQE_QPT_UD)
+		pq.sgid = n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
+	if (wqe_pktz_init(&z, &pq, &f->d, e->req.psn, f->iov, f->niov, e->req.ip_id))
+		return;
+	while (wqe_pktz_next(&z, n->frame, sizeof(n->frame), &len, NULL) == 1) {
+		nic_xmit(n, n->frame, len);
+		e->stats.packets_sent++;
+		e->stats.bytes_sent += len;
+	}
+	e->req.ip_id = z.ip_id;
+	if (q->type != WQE_QPT_UD)
+		e->req.psn = (e->req.psn + z.npsn) & 0xffffff;
+	if (f->d.is_inline)
+		e->stats.inline_wqes++;
+	for (uint32_t i = 0; i < f->niov; i++)
+		if (!f->d.is_inline && f->iov[i].len) {
+			e->stats.payload_reads++;
+			e->stats.payload_bytes += f->iov[i].len;
+		}
+	if (q->type == WQE_QPT_RC) {
+		struct inflight *fl = &e->req.inflight[e->req.fl_head++ % e->req.nflight];
+
+		fl->start = f->start;
+		fl->nblocks = f->nblocks;
+		fl->first_psn = z.first_psn;
+		fl->npsn = z.npsn;
+		fl->len = f->d.total_len;
+		fl->op = (uint8_t)f->d.op;
+		fl->signaled = f->d.signaled;
+		if (op_is_rd_atomic(f->d.op))
+			e->req.rd_atomic++;
+	} else {
+		/* UC and UD complete when their last packet has left. */
+		complete(q, f, WQE_WC_SUCCESS);
+		sq_retire(q->sq, f->nblocks);
+	}
+	e->req.fetch = f->start + f->nblocks;
+}
+
+/* Fence and the READ/atomic credit: may this WQE start now? */
+static bool may_start(struct qpc *q, const struct fetched *f)
+{
+	struct eng_req *r = &q->eng->req;
+
+	if (f->d.fence && r->rd_atomic) {
+		if (!r->stalled)
+			q->eng->stats.fence_stalls++;
+		r->stalled = true;
+		return false;
+	}
+	if (op_is_rd_atomic(f->d.op) && r->rd_atomic >= (q->max_rd_atomic ? q->max_rd_atomic : 1u)) {
+		if (!r->stalled)
+			q->eng->stats.rd_atomic_stalls++;
+		r->stalled = true;
+		return false;
+	}
+	r->stalled = false;
+	return true;
+}
+
+int req_run(struct nic *n, struct qpc *q, int budget)
+{
+	struct eng_req *r = &q->eng->req;
+	static _Thread_local struct fetched f;
+	int done = 0;
+
+	while (done < budget && (q->state == WQE_QPS_RTS)) {
+		uint32_t pi = atomic_load_explicit(&q->sq->dbrec, memory_order_acquire);
+		enum wqe_wc_status st;
+		uint64_t blocks0;
+
+		if (r->fetch == pi)
+			break;
+		blocks0 = q->eng->stats.wqe_fetch_blocks;
+		st = fetch(q, pi - r->fetch, &f);
+		if (st == WQE_WC_SUCCESS)
+			st = check(n, q, &f);
+		if (st != WQE_WC_SUCCESS) {
+			fail(n, q, &f, st);
+			return done + 1;
+		}
+		if (!may_start(q, &f)) {
+			/* Not fetched after all: it is fetched again later. */
+			q->eng->stats.wqe_fetch_blocks = blocks0;
+			q->eng->stats.wqes_fetched--;
+			break;
+		}
+		send_all(n, q, &f);
+		done++;
+	}
+	return done;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * requester.h - the send side of the engine: fetch WQEs between the
+ * consumer counter and the doorbell record, check them, gather their
+ * payload, packetize, transmit, and complete what needs no response.
+ */
+#ifndef WQE_ENGINE_REQUESTER_H
+#define WQE_ENGINE_REQUESTER_H
+
+#include "engine/nic.h"
+
+/* Processes up to @budget WQEs of @q; returns the WQEs handled. */
+int req_run(struct nic *n, struct qpc *q, int budget);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* Attaching links and the capture tap to a context; statistics; progress. */
+#include <errno.h>
+#include <string.h>
+
+#include "link/link_int.h"
+#include "verbs/verbs_int.h"
+#include "wqe/link.h"
+#include "wqe/wire.h"
+
+int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
+{
+	struct wqe_link *old;
+
+	if (!ctx)
+		return EINVAL;
+	old = ctx->link;
+	if (old)
+		old->users--;
+	ctx->link = l;
+	ctx->nic->tx.xmit = l ? l->xmit : NULL;
+	ctx->nic->tx.arg = l;
+	if (l)
+		l->users++;
+	return 0;
+}
+
+int wqe_context_set_pcap(struct wqe_context *ctx, const char *path)
+{
+	struct wqe_pcap *w = NULL;
+
+	if (!ctx)
+		return EINVAL;
+	if (path) {
+		w = wqe_pcap_open(path);
+		if (!w)
+			return errno ? errno : EIO;
+	}
+	if (ctx->nic->tx.tap)
+		wqe_pcap_close(ctx->nic->tx.tap);
+	ctx->nic->tx.tap = w;
+	return 0;
+}
+
+int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *s)
+{
+	const struct nic_qp_stats *e;
+
+	if (!qp || !s)
+		return EINVAL;
+	e = &qp->qpc.eng->stats;
+	s->wqes_fetched = e->wqes_fetched;
+	s->wqe_fetch_blocks = e->wqe_fetch_blocks;
+	s->payload_reads = e->payload_reads;
+	s->payload_bytes = e->payload_bytes;
+	s->inline_wqes = e->inline_wqes;
+	s->fence_stalls = e->fence_stalls;
+	s->rd_atomic_stalls = e->rd_atomic_stalls;
+	s->packets_sent = e->packets_sent;
+	s->bytes_sent = e->bytes_sent;
+	s->wqe_errors = e->wqe_errors;
+	s->flushed = e->flushed;
+	return 0;
+}
+
+int wqe_progress(struct wqe_context *ctx)
+{
+	if (!ctx)
+		return -EINVAL;
+	return nic_progress(ctx->nic);
+}
