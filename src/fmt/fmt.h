@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt.h - the private interface every on-chip WQE format implements.
+ *
+ * The public calls of wqe/model.h and wqe/desc.h (fmt.c) check their
+ * pointer arguments, find the format's ops with fmt_get() and call them;
+ * a format therefore never sees a NULL @qp, @wr, @ring, @ctx, @out or size
+ * pointer. Each op has the contract of the public call of the same name.
+ */
+#ifndef WQE_FMT_FMT_H
+#define WQE_FMT_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wqe/desc.h"
+#include "wqe/model.h"
+
+struct fmt_ops {
+	enum wqe_format format;
+	int (*encoded_size)(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+			    uint32_t *bytes);
+	int (*encode)(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+		      const struct wqe_ring_view *ring, uint32_t slot, uint32_t wqe_index,
+		      uint32_t *nblocks);
+	uint32_t (*fixed_size)(enum wqe_qp_type t, enum wqe_wr_opcode op, int is_inline);
+	int (*calc_sq)(enum wqe_qp_type t, struct wqe_qp_cap *cap, uint32_t *wqe_bytes,
+		       uint32_t *ring_blocks);
+	enum wqe_decode_err (*peek_size)(const uint8_t *wqe, size_t len, uint32_t *size);
+	enum wqe_decode_err (*decode)(const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
+				      size_t len, struct wqe_desc *out);
+};
+
+/* The ops of @fmt, or NULL for a format that is not implemented (rxe). */
+const struct fmt_ops *fmt_get(enum wqe_format fmt);
+
+#endif /* WQE_FMT_FMT_H */
