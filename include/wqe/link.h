@@ -3,9 +3,14 @@
  * wqe/link.h - where a context's packets go.
  *
  * A context sends every frame it builds to the link attached to it, and
- * copies it to its capture tap if one is set. Links so far:
+ * copies it to its capture tap if one is set. Links:
  *   - the sink: keeps every frame it is given, in order, for tests and for
- *     the pure-model tools; nothing is delivered anywhere.
+ *     the pure-model tools; nothing is delivered anywhere;
+ *   - the loopback: an in-process Ethernet segment; a frame goes to the
+ *     attached context whose MAC is its destination MAC, into a queue that
+ *     context takes from when it makes progress;
+ *   - the fault injector: wraps another link and, from a seed, drops,
+ *     duplicates, reorders, delays and corrupts frames sent through it.
  *
  * Threading: a link is used by the contexts attached to it, from one thread
  * at a time.
@@ -48,6 +53,51 @@ WQE_API int wqe_link_sink_frame(const struct wqe_link *l, size_t i, const uint8_
 /* Forgets every recorded frame. */
 WQE_API void wqe_link_sink_clear(struct wqe_link *l);
 
+/*
+ * wqe_link_loopback_create - an in-process segment joining up to 16
+ * contexts. Each attached context has a queue of 4096 frames; a frame for a
+ * full queue, or for a MAC no attached context has, is dropped and counted.
+ * Returns NULL with errno ENOMEM.
+ */
+WQE_API struct wqe_link *wqe_link_loopback_create(void);
+
+/* Fault rates: probabilities in [0, 1] applied to every frame sent. */
+struct wqe_fault_cfg {
+	double drop;
+	double duplicate;
+	double reorder;      /* held back behind the next frame */
+	double delay;        /* held back behind the next delay_frames frames */
+	double corrupt;      /* one bit flipped at a random place */
+	uint32_t delay_frames; /* 0 means 8 */
+	uint64_t seed;       /* same seed, same faults for the same frames */
+};
+
+/*
+ * wqe_link_fault_create - wrap @inner (a loopback) in a fault injector.
+ * Contexts attach to the returned link. A held frame (reorder, delay) is
+ * released at the latest when a receiver finds nothing else waiting, so a
+ * fault never stalls an exchange; the injector holds at most 64 frames. Returns NULL with errno EINVAL
+ * (rates outside [0, 1], @inner not a loopback) or ENOMEM.
+ */
+WQE_API struct wqe_link *wqe_link_fault_create(struct wqe_link *inner,
+					       const struct wqe_fault_cfg *cfg);
+
+/* What a link did with the frames it was given. */
+struct wqe_link_stats {
+	uint64_t frames;        /* frames sent into the link */
+	uint64_t delivered;     /* frames queued for a destination */
+	uint64_t no_destination;
+	uint64_t queue_full;
+	uint64_t dropped;       /* fault injector */
+	uint64_t duplicated;
+	uint64_t reordered;
+	uint64_t delayed;
+	uint64_t corrupted;
+};
+
+/* Copies @l's counters. Returns 0 or EINVAL. */
+WQE_API int wqe_link_stats(const struct wqe_link *l, struct wqe_link_stats *s);
+
 /* Frees @l; EBUSY while a context is attached. 0 or EINVAL otherwise. */
 WQE_API int wqe_link_destroy(struct wqe_link *l);
 
@@ -56,6 +106,23 @@ WQE_API int wqe_link_destroy(struct wqe_link *l);
  * Returns 0 or EINVAL.
  */
 WQE_API int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l);
+
+/*
+ * wqe_context_receive - hand one frame to @ctx's port as if it had arrived
+ * from the wire (tests, fuzzers, a user's own transport). It is parsed,
+ * its ICRC checked and filtered at once; responses it causes are sent to
+ * the attached link. Returns 0, or EINVAL for NULL arguments or a frame
+ * longer than 65535 bytes. A dropped frame is not an error: it is counted.
+ */
+WQE_API int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t len);
+
+/*
+ * wqe_context_set_clock - the clock the context's timers (retransmit, RNR)
+ * and capture timestamps use: @now returns nanoseconds. NULL restores
+ * CLOCK_MONOTONIC. A simulator passes its own time here. Returns 0 or EINVAL.
+ */
+WQE_API int wqe_context_set_clock(struct wqe_context *ctx, uint64_t (*now)(void *arg),
+				  void *arg);
 
 /*
  * wqe_context_set_pcap - record every frame @ctx sends or receives in the

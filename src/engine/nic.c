@@ -8,6 +8,10 @@
 #include "common/bytes.h"
 #include "engine/flush.h"
 #include "engine/requester.h"
+#include "engine/completer.h"
+#include "engine/rx.h"
+
+#include <time.h>
 
 #define NIC_KEYS 65536u
 
@@ -70,9 +74,14 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 {
 	struct eng_qp *e = q->eng;
 
-	(void)n;
-	if (s == WQE_QPS_RTS && q->state == WQE_QPS_RTR)
+	if (s == WQE_QPS_RTS && q->state == WQE_QPS_RTR) {
 		e->req.psn = q->sq_psn;
+		e->req.comp_psn = q->sq_psn;
+		e->req.retry_left = q->retry_cnt;
+		e->req.rnr_left = q->rnr_retry;
+	}
+	if (s == WQE_QPS_RTR && q->state == WQE_QPS_INIT)
+		resp_start(n, q);
 	q->state = s;
 	if (s == WQE_QPS_RESET) {
 		struct inflight *fl = e->req.inflight;
@@ -105,12 +114,42 @@ static struct qpc *doorbell_qp(struct nic *n, const uint8_t val[8])
 	return qp_table_find(&n->qps, get_be32(val + 4) >> 8);
 }
 
+uint64_t nic_now(struct nic *n)
+{
+	if (n->tx.now) {
+		n->clock_ns = n->tx.now(n->tx.now_arg);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		n->clock_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return n->clock_ns;
+}
+
+/* Frames waiting at the port, a bounded number per call. */
+static int take_frames(struct nic *n)
+{
+	int work = 0;
+	size_t len;
+
+	if (!n->tx.rx_poll)
+		return 0;
+	while (work < 256 && (len = n->tx.rx_poll(n->tx.arg, n->rx_frame, sizeof(n->rx_frame)))) {
+		nic_rx(n, n->rx_frame, len);
+		work++;
+	}
+	return work;
+}
+
 int nic_progress(struct nic *n)
 {
 	uint8_t val[8];
-	int work = 0;
+	uint64_t now = nic_now(n);
+	int work;
 
 	n->progress_calls++;
+	work = take_frames(n);
 	while (doorbell_read(&n->db, val)) {
 		struct qpc *q = doorbell_qp(n, val);
 
@@ -120,7 +159,11 @@ int nic_progress(struct nic *n)
 	for (uint32_t i = 0; i < n->qps.cap; i++) {
 		struct qpc *q = n->qps.slot[i];
 
-		if (!q || !q->eng->doorbell)
+		if (!q)
+			continue;
+		if (q->type == WQE_QPT_RC && q->state == WQE_QPS_RTS)
+			work += comp_timers(n, q, now);
+		if (!q->eng->doorbell)
 			continue;
 		if (q->state == WQE_QPS_RTS)
 			work += req_run(n, q, 64);

@@ -20,6 +20,7 @@
 #include "tables/qpc.h"
 #include "wqe/desc.h"
 #include "wqe/wire.h"
+#include "engine/responder.h"
 #include "wqe/types.h"
 
 /* The port's addresses, as the NIC knows them. */
@@ -42,8 +43,13 @@ struct nic_qp_stats {
 	uint64_t rd_atomic_stalls;
 	uint64_t packets_sent;
 	uint64_t bytes_sent;
+	uint64_t packets_received;
 	uint64_t wqe_errors;
 	uint64_t flushed;
+	uint64_t retransmits;       /* retry sequences started */
+	uint64_t timeouts;
+	uint64_t rnr_naks_received;
+	uint64_t seq_naks_received;
 };
 
 /* An RC WQE whose packets have left and that waits for its response. */
@@ -67,19 +73,35 @@ struct eng_req {
 	struct inflight *inflight; /* RC: WQEs sent, not yet completed */
 	uint32_t nflight;        /* capacity: one per ring block */
 	uint32_t fl_head, fl_tail;
+	/* completer */
+	uint32_t comp_psn;       /* first PSN not yet acknowledged */
+	uint64_t retrans_at;     /* retransmit deadline (ns), 0 = not armed */
+	uint64_t rnr_at;         /* RNR wait deadline (ns), 0 = not waiting */
+	uint8_t retry_left;      /* transport retries left (retry_cnt) */
+	uint8_t rnr_left;        /* RNR retries left (7 = forever) */
+	bool resume;             /* the next WQE sent resumes at resume_psn */
+	uint32_t resume_first;   /* its first PSN */
+	uint32_t resume_psn;
 };
 
 struct eng_qp {
 	struct nic_qp_stats stats;
 	struct eng_req req;
+	struct eng_resp resp;
 	bool doorbell;          /* the doorbell register named this QP */
 };
 
-/* Where the NIC's frames go: the attached link and the capture tap. */
+/* Where the NIC's frames go and come from: the attached link, the
+ * capture tap, and the clock. */
 struct nic_tx {
 	void (*xmit)(void *arg, const uint8_t *frame, size_t len);
+	/* Takes the next frame waiting for this NIC into @buf; returns its
+	 * length, 0 if none. */
+	size_t (*rx_poll)(void *arg, uint8_t *buf, size_t cap);
 	void *arg;
 	struct wqe_pcap *tap;
+	uint64_t (*now)(void *arg); /* ns; NULL = CLOCK_MONOTONIC */
+	void *now_arg;
 };
 
 /* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + RETH/AtomicETH +
@@ -90,12 +112,15 @@ struct nic {
 	enum wqe_format format;
 	struct nic_tx tx;
 	uint8_t frame[NIC_FRAME_MAX];
+	uint8_t rx_frame[NIC_FRAME_MAX + 64];
 	struct nic_port port;
 	struct key_table keys;
 	struct qp_table qps;
 	struct doorbell_reg db;
 	uint64_t progress_calls;
 	uint64_t clock_ns;         /* timestamp of captured frames */
+	uint64_t rx_frames;
+	uint64_t rx_drops[16];     /* by enum rx_drop */
 };
 
 struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port);
@@ -112,6 +137,9 @@ void nic_doorbell(struct nic *n, const uint8_t val[8]);
 
 /* Sends one frame to the link and the tap. */
 void nic_xmit(struct nic *n, const uint8_t *frame, size_t len);
+
+/* The NIC's clock in nanoseconds (also stored in clock_ns). */
+uint64_t nic_now(struct nic *n);
 
 /* Lets the NIC run: drains doorbells, processes work. Returns work done. */
 int nic_progress(struct nic *n);

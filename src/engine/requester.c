@@ -24,6 +24,7 @@
 
 #include <string.h>
 
+#include "engine/completer.h"
 #include "engine/flush.h"
 #include "wqe/packetize.h"
 
@@ -156,8 +157,16 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	pktz_qp_of(n, q, &pq);
 	if (q->type == WQE_QPT_UD)
 		pq.sgid = n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
-	if (wqe_pktz_init(&z, &pq, &f->d, e->req.psn, f->iov, f->niov, e->req.ip_id))
+	if (wqe_pktz_init(&z, &pq, &f->d, e->req.resume ? e->req.resume_first : e->req.psn,
+			  f->iov, f->niov, e->req.ip_id))
 		return;
+	if (e->req.resume) {
+		/* A retry: skip the packets already acknowledged (a partly
+		 * answered READ asks only for the rest). */
+		e->req.resume = false;
+		e->req.psn = e->req.resume_first;
+		wqe_pktz_seek(&z, e->req.resume_psn);
+	}
 	while (wqe_pktz_next(&z, n->frame, sizeof(n->frame), &len, NULL) == 1) {
 		nic_xmit(n, n->frame, len);
 		e->stats.packets_sent++;
@@ -185,6 +194,7 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		fl->signaled = f->d.signaled;
 		if (op_is_rd_atomic(f->d.op))
 			e->req.rd_atomic++;
+		comp_arm(n, q);
 	} else {
 		/* UC and UD complete when their last packet has left. */
 		complete(q, f, WQE_WC_SUCCESS);
@@ -225,7 +235,7 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 		enum wqe_wc_status st;
 		uint64_t blocks0;
 
-		if (r->fetch == pi)
+		if (r->fetch == pi || r->rnr_at)
 			break;
 		blocks0 = q->eng->stats.wqe_fetch_blocks;
 		st = fetch(q, pi - r->fetch, &f);

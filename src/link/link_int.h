@@ -3,27 +3,57 @@
 #ifndef WQE_LINK_INT_H
 #define WQE_LINK_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "wqe/link.h"
 
-enum link_kind { LINK_SINK = 1 };
+enum link_kind { LINK_SINK = 1, LINK_LOOPBACK, LINK_FAULT };
+
+#define LINK_MAX_PORTS 16u
+#define LINK_FRAME_MAX 4416u
+#define LINK_QUEUE 4096u /* frames a port can have waiting */
 
 struct link_frame {
 	uint8_t *data;
 	size_t len;
+	uint64_t due_ns; /* fault link: when a held frame may go */
+};
+
+/* One attachment point: one context's view of the link. */
+struct link_port {
+	struct wqe_link *link;
+	uint8_t mac[6];
+	bool used;
+	/* frames waiting for this port (loopback) */
+	struct link_frame *q;
+	uint32_t head, tail;
+	struct link_port *inner; /* fault link: the port on the inner link */
 };
 
 struct wqe_link {
 	enum link_kind kind;
-	uint32_t users;   /* contexts attached */
-	void (*xmit)(void *arg, const uint8_t *frame, size_t len);
+	uint32_t users;
+	struct link_port port[LINK_MAX_PORTS];
+	void (*xmit)(void *port, const uint8_t *frame, size_t len);
+	size_t (*rx_poll)(void *port, uint8_t *buf, size_t cap);
+	struct wqe_link_stats stats;
 	/* sink */
 	struct link_frame *frames;
 	size_t count;
 	size_t max;
-	uint64_t dropped;
+	/* fault */
+	struct wqe_link *inner;
+	struct wqe_fault_cfg cfg;
+	uint64_t rng;
+	struct link_frame held[64];
+	struct link_port *held_from[64];
+	uint32_t nheld;
 };
+
+/* Attaches and detaches a port (used by wqe_context_attach_link). */
+struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6]);
+void link_port_detach(struct link_port *p);
 
 #endif

@@ -1,29 +1,84 @@
 /* SPDX-License-Identifier: MIT */
-/* Links (wqe/link.h): the sink, attaching a link to a context, the tap. */
+/* Links (wqe/link.h): ports, the sink, and what is common to every link. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "link/link_int.h"
 
-static void sink_xmit(void *arg, const uint8_t *frame, size_t len)
+struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6])
 {
-	struct wqe_link *l = arg;
+	for (uint32_t i = 0; i < LINK_MAX_PORTS; i++) {
+		struct link_port *p = &l->port[i];
+
+		if (p->used)
+			continue;
+		memset(p, 0, sizeof(*p));
+		if (l->kind == LINK_LOOPBACK) {
+			p->q = calloc(LINK_QUEUE, sizeof(*p->q));
+			if (!p->q)
+				return NULL;
+		}
+		if (l->kind == LINK_FAULT) {
+			p->inner = link_port_attach(l->inner, mac);
+			if (!p->inner)
+				return NULL;
+			l->inner->users++;
+		}
+		p->link = l;
+		p->used = true;
+		memcpy(p->mac, mac, 6);
+		l->users++;
+		return p;
+	}
+	return NULL;
+}
+
+void link_port_detach(struct link_port *p)
+{
+	struct wqe_link *l = p->link;
+
+	if (p->q) {
+		for (uint32_t i = p->tail; i != p->head; i++)
+			free(p->q[i % LINK_QUEUE].data);
+		free(p->q);
+	}
+	if (p->inner) {
+		link_port_detach(p->inner);
+		l->inner->users--;
+	}
+	memset(p, 0, sizeof(*p));
+	l->users--;
+}
+
+static void sink_xmit(void *port, const uint8_t *frame, size_t len)
+{
+	struct wqe_link *l = ((struct link_port *)port)->link;
 	uint8_t *copy;
 
+	l->stats.frames++;
 	if (l->count == l->max) {
-		l->dropped++;
+		l->stats.queue_full++;
 		return;
 	}
 	copy = malloc(len ? len : 1);
 	if (!copy) {
-		l->dropped++;
+		l->stats.queue_full++;
 		return;
 	}
 	memcpy(copy, frame, len);
 	l->frames[l->count].data = copy;
 	l->frames[l->count].len = len;
 	l->count++;
+	l->stats.delivered++;
+}
+
+static size_t no_rx(void *port, uint8_t *buf, size_t cap)
+{
+	(void)port;
+	(void)buf;
+	(void)cap;
+	return 0;
 }
 
 struct wqe_link *wqe_link_sink_create(uint32_t max_frames)
@@ -45,6 +100,7 @@ struct wqe_link *wqe_link_sink_create(uint32_t max_frames)
 	l->kind = LINK_SINK;
 	l->max = max_frames;
 	l->xmit = sink_xmit;
+	l->rx_poll = no_rx;
 	return l;
 }
 
@@ -55,7 +111,7 @@ size_t wqe_link_sink_count(const struct wqe_link *l)
 
 uint64_t wqe_link_sink_dropped(const struct wqe_link *l)
 {
-	return l && l->kind == LINK_SINK ? l->dropped : 0;
+	return l && l->kind == LINK_SINK ? l->stats.queue_full : 0;
 }
 
 int wqe_link_sink_frame(const struct wqe_link *l, size_t i, const uint8_t **frame, size_t *len)
@@ -74,7 +130,15 @@ void wqe_link_sink_clear(struct wqe_link *l)
 	for (size_t i = 0; i < l->count; i++)
 		free(l->frames[i].data);
 	l->count = 0;
-	l->dropped = 0;
+	l->stats.queue_full = 0;
+}
+
+int wqe_link_stats(const struct wqe_link *l, struct wqe_link_stats *s)
+{
+	if (!l || !s)
+		return EINVAL;
+	*s = l->stats;
+	return 0;
 }
 
 int wqe_link_destroy(struct wqe_link *l)
@@ -84,6 +148,8 @@ int wqe_link_destroy(struct wqe_link *l)
 	if (l->users)
 		return EBUSY;
 	wqe_link_sink_clear(l);
+	for (uint32_t i = 0; i < l->nheld; i++)
+		free(l->held[i].data);
 	free(l->frames);
 	free(l);
 	return 0;

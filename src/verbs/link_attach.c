@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "engine/rx.h"
 #include "link/link_int.h"
 #include "verbs/verbs_int.h"
 #include "wqe/link.h"
@@ -10,18 +11,39 @@
 
 int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 {
-	struct wqe_link *old;
+	struct link_port *p = NULL;
 
 	if (!ctx)
 		return EINVAL;
-	old = ctx->link;
-	if (old)
-		old->users--;
+	if (l) {
+		p = link_port_attach(l, ctx->attr.mac);
+		if (!p)
+			return ENOMEM;
+	}
+	if (ctx->port)
+		link_port_detach(ctx->port);
 	ctx->link = l;
+	ctx->port = p;
 	ctx->nic->tx.xmit = l ? l->xmit : NULL;
-	ctx->nic->tx.arg = l;
-	if (l)
-		l->users++;
+	ctx->nic->tx.rx_poll = l ? l->rx_poll : NULL;
+	ctx->nic->tx.arg = p;
+	return 0;
+}
+
+int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t len)
+{
+	if (!ctx || !frame || len > 65535)
+		return EINVAL;
+	nic_rx(ctx->nic, frame, len);
+	return 0;
+}
+
+int wqe_context_set_clock(struct wqe_context *ctx, uint64_t (*now)(void *arg), void *arg)
+{
+	if (!ctx)
+		return EINVAL;
+	ctx->nic->tx.now = now;
+	ctx->nic->tx.now_arg = arg;
 	return 0;
 }
 

@@ -21,6 +21,7 @@ struct wqe_context {
 	struct wqe_context_attr attr;
 	struct nic *nic;
 	struct wqe_link *link;
+	struct link_port *port;
 	uint32_t next_pd;
 	uint32_t npd, nmr, ncq, nqp, nah;
 };

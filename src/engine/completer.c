@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The completer (IBTA 9.7.5.1, as Linux rxe_comp.c organises it).
+ *
+ * In-flight RC WQEs sit in a FIFO in posting order. A response is matched
+ * against the oldest: an ACK completes every SEND and WRITE whose last PSN
+ * it covers (coalesced ACKs, C9-146); READ responses scatter into the READ's
+ * local SGEs and complete it on its last packet; an atomic ACK writes the
+ * original value to the atomic's SGE. A response whose PSN lies beyond a
+ * READ or atomic that has not been answered means its responses were lost:
+ * retry (C9-148). NAKs: PSN sequence error -> retry from the NAK's PSN;
+ * invalid request, remote access, remote operational error -> complete with
+ * REM_INV_REQ_ERR, REM_ACCESS_ERR, REM_OP_ERR and move to ERR; RNR NAK ->
+ * wait the RNR time, then retry. Retries count down retry_cnt and
+ * rnr_retry (7 means forever for rnr_retry, C9-131); exhaustion completes
+ * with RETRY_EXC_ERR or RNR_RETRY_EXC_ERR.
+ */
+#include "engine/completer.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "common/bytes.h"
+#include "engine/flush.h"
+#include "wqe/packetize.h"
+#include "wqe/wire.h"
+
+#define PSN_MASK 0xffffffu
+
+/* PSN a is before b in the 24-bit sequence space (window of 2^23). */
+static bool psn_lt(uint32_t a, uint32_t b)
+{
+	return ((b - a) & PSN_MASK) != 0 && ((b - a) & PSN_MASK) < 0x800000u;
+}
+
+static uint32_t last_psn(const struct inflight *f)
+{
+	return (f->first_psn + f->npsn - 1) & PSN_MASK;
+}
+
+static struct inflight *head(struct eng_req *r)
+{
+	return r->fl_tail == r->fl_head ? NULL : &r->inflight[r->fl_tail % r->nflight];
+}
+
+uint64_t rnr_timer_ns(uint8_t code)
+{
+	/* IBTA table 45 (RNR NAK timer field), in microseconds x 100. */
+	static const uint32_t us100[32] = {
+		6553600, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+		256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+		16384, 24576, 32768, 49152,
+	};
+
+	return (uint64_t)us100[code & 31] * 10000u;
+}
+
+static uint64_t timeout_ns(const struct qpc *q)
+{
+	/* 4.096 us x 2^timeout (IBTA 9.7.6.1.3); 0 = no timer. */
+	return q->timeout ? 4096ull << q->timeout : 0;
+}
+
+void comp_arm(struct nic *n, struct qpc *q)
+{
+	struct eng_req *r = &q->eng->req;
+
+	if (!r->retrans_at && timeout_ns(q))
+		r->retrans_at = nic_now(n) + timeout_ns(q);
+}
+
+static void rearm(struct nic *n, struct qpc *q)
+{
+	struct eng_req *r = &q->eng->req;
+
+	r->retrans_at = 0;
+	if (head(r))
+		comp_arm(n, q);
+}
+
+static void complete_head(struct qpc *q, enum wqe_wc_status st)
+{
+	struct eng_req *r = &q->eng->req;
+	struct inflight *f = head(r);
+	struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
+			.opcode = (uint8_t)wc_opcode_of((enum wqe_op)f->op),
+			.byte_len = (uint32_t)f->len};
+
+	if (st != WQE_WC_SUCCESS || f->signaled)
+		cqc_push(q->send_cq, &c);
+	if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
+	    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD)
+		r->rd_atomic--;
+	sq_retire(q->sq, f->nblocks);
+	r->comp_psn = (last_psn(f) + 1) & PSN_MASK;
+	r->fl_tail++;
+	r->stalled = false;
+}
+
+/* An error completion for the oldest WQE; the QP goes to ERR. */
+static void fail_head(struct nic *n, struct qpc *q, enum wqe_wc_status st)
+{
+	q->eng->stats.wqe_errors++;
+	complete_head(q, st);
+	q->state = WQE_QPS_ERR;
+	q->eng->req.retrans_at = 0;
+	q->eng->req.rnr_at = 0;
+	flush_qp(n, q);
+}
+
+/* Go back to @psn: the requester resends from the WQE that holds it. */
+static void retry_from(struct nic *n, struct qpc *q, uint32_t psn)
+{
+	struct eng_req *r = &q->eng->req;
+	struct inflight *f = head(r);
+
+	if (!f)
+		return;
+	q->eng->stats.retransmits++;
+	r->fetch = f->start;
+	r->resume = true;
+	r->resume_first = f->first_psn;
+	r->resume_psn = psn_lt(psn, f->first_psn) ? f->first_psn : psn;
+	r->psn = f->first_psn;
+	r->fl_head = r->fl_tail;
+	r->rd_atomic = 0;
+	r->stalled = false;
+	r->retrans_at = 0;
+	q->eng->doorbell = true;
+	(void)n;
+}
+
+/* Transport retry: count down retry_cnt (7 counts down too: only rnr_retry
+ * has a "forever" value in the IBTA; rxe differs). */
+static void transport_retry(struct nic *n, struct qpc *q, uint32_t psn)
+{
+	struct eng_req *r = &q->eng->req;
+
+	if (r->retry_left == 0) {
+		fail_head(n, q, WQE_WC_RETRY_EXC_ERR);
+		return;
+	}
+	r->retry_left--;
+	retry_from(n, q, psn);
+}
+
+/* Every SEND/WRITE that ends before @psn is implicitly acknowledged. */
+static bool ack_before(struct nic *n, struct qpc *q, uint32_t psn)
+{
+	struct eng_req *r = &q->eng->req;
+	struct inflight *f;
+
+	while ((f = head(r)) && psn_lt(last_psn(f), psn)) {
+		if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
+		    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD) {
+			/* Its responses were lost (C9-148). */
+			transport_retry(n, q, r->comp_psn);
+			return false;
+		}
+		complete_head(q, WQE_WC_SUCCESS);
+	}
+	return true;
+}
+
+static void forward_progress(struct nic *n, struct qpc *q)
+{
+	q->eng->req.retry_left = q->retry_cnt;
+	q->eng->req.rnr_left = q->rnr_retry;
+	rearm(n, q);
+}
+
+/* Re-reads the oldest WQE from the ring and resolves its local SGEs for
+ * writing (READ/atomic destinations). Returns the number of pieces, or -1
+ * on a key failure. */
+static int resolve_dest(struct nic *n, struct qpc *q, const struct inflight *f,
+			struct wqe_iov *iov, uint8_t *buf)
+{
+	struct wqe_decode_ctx dctx = {q->type, f->nblocks * WQE_BLOCK_SIZE};
+	struct wqe_desc d;
+	int k = 0;
+
+	for (uint32_t i = 0; i < f->nblocks; i++)
+		memcpy(buf + i * WQE_BLOCK_SIZE, sq_ring_block(q->sq, f->start + i),
+		       WQE_BLOCK_SIZE);
+	if (wqe_decode(q->format, &dctx, buf, dctx.max_bytes, &d) != WQE_DEC_OK)
+		return -1;
+	for (uint32_t i = 0; i < d.num_sge; i++) {
+		uint8_t *host;
+
+		if (keys_check(&n->keys, d.sge[i].lkey, false, q->pd, d.sge[i].addr,
+			       d.sge[i].length, WQE_ACCESS_LOCAL_WRITE, &host) != KEY_OK)
+			return -1;
+		iov[k].base = host;
+		iov[k].len = d.sge[i].length;
+		k++;
+	}
+	return k;
+}
+
+/* Writes @len bytes at byte @off of the scatter list. */
+static void scatter(const struct wqe_iov *iov, int niov, uint64_t off, const uint8_t *src,
+		    uint32_t len)
+{
+	for (int i = 0; i < niov && len; i++) {
+		if (off >= iov[i].len) {
+			off -= iov[i].len;
+			continue;
+		}
+		uint32_t n = iov[i].len - (uint32_t)off;
+
+		if (n > len)
+			n = len;
+		memcpy((uint8_t *)(uintptr_t)iov[i].base + off, src, n);
+		src += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+static void on_read_response(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+{
+	static _Thread_local uint8_t wqe[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
+	struct wqe_iov iov[WQE_DESC_MAX_SGE];
+	struct eng_req *r = &q->eng->req;
+	struct inflight *f = head(r);
+	uint32_t mtu = wqe_mtu_to_bytes(q->path_mtu), k;
+	uint64_t off;
+	int niov;
+	uint8_t op = p->bth.opcode;
+	bool starts = op == 0x0d || op == 0x10, ends = op == 0x0f || op == 0x10;
+
+	if (!f || f->op != WQE_OP_RDMA_READ || p->bth.psn != r->comp_psn)
+		return; /* a duplicate or a gap: drop, the timer recovers */
+	k = (p->bth.psn - f->first_psn) & PSN_MASK;
+	off = (uint64_t)k * mtu;
+	/* C9-150: MIDDLE and LAST only after a FIRST; every packet but the
+	 * last carries a full MTU; the last ends the READ exactly. FIRST or
+	 * ONLY may start a resumed READ past its first PSN. */
+	if ((!starts && k == 0) || (!ends && p->payload_len != mtu) ||
+	    off + p->payload_len > f->len || (ends && off + p->payload_len != f->len)) {
+		fail_head(n, q, WQE_WC_BAD_RESP_ERR);
+		return;
+	}
+	niov = resolve_dest(n, q, f, iov, wqe);
+	if (niov < 0) {
+		fail_head(n, q, WQE_WC_LOC_PROT_ERR);
+		return;
+	}
+	scatter(iov, niov, off, p->payload, p->payload_len);
+	r->comp_psn = (p->bth.psn + 1) & PSN_MASK;
+	if (ends)
+		complete_head(q, WQE_WC_SUCCESS);
+	forward_progress(n, q);
+}
+
+static void on_atomic_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+{
+	static _Thread_local uint8_t wqe[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
+	struct wqe_iov iov[WQE_DESC_MAX_SGE];
+	struct inflight *f = head(&q->eng->req);
+	uint64_t orig = p->atomicacketh.orig;
+	int niov;
+
+	if (!f || (f->op != WQE_OP_ATOMIC_CMP_AND_SWP && f->op != WQE_OP_ATOMIC_FETCH_AND_ADD) ||
+	    p->bth.psn != f->first_psn)
+		return;
+	niov = resolve_dest(n, q, f, iov, wqe);
+	if (niov < 0) {
+		fail_head(n, q, WQE_WC_LOC_PROT_ERR);
+		return;
+	}
+	/* The original value lands in host byte order, as verbs programs read it. */
+	scatter(iov, niov, 0, (const uint8_t *)&orig, 8);
+	complete_head(q, WQE_WC_SUCCESS);
+	forward_progress(n, q);
+}
+
+static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+{
+	struct eng_req *r = &q->eng->req;
+	uint8_t syn = p->aeth.syndrome;
+
+	switch (wqe_aeth_type(syn)) {
+	case WQE_AETH_TYPE_RNR_NAK:
+		q->eng->stats.rnr_naks_received++;
+		if (r->rnr_left == 0) {
+			fail_head(n, q, WQE_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		if (r->rnr_left != 7)
+			r->rnr_left--;
+		retry_from(n, q, p->bth.psn);
+		r->rnr_at = nic_now(n) + rnr_timer_ns(wqe_aeth_value(syn));
+		return;
+	case WQE_AETH_TYPE_NAK:
+		break;
+	default:
+		return;
+	}
+	switch (syn) {
+	case WQE_AETH_NAK_PSN_SEQ_ERR:
+		q->eng->stats.seq_naks_received++;
+		transport_retry(n, q, p->bth.psn);
+		return;
+	case WQE_AETH_NAK_INVALID_REQ:
+		fail_head(n, q, WQE_WC_REM_INV_REQ_ERR);
+		return;
+	case WQE_AETH_NAK_REM_ACCESS_ERR:
+		fail_head(n, q, WQE_WC_REM_ACCESS_ERR);
+		return;
+	default:
+		fail_head(n, q, WQE_WC_REM_OP_ERR);
+		return;
+	}
+}
+
+static void on_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+{
+	struct eng_req *r = &q->eng->req;
+	struct inflight *f;
+	uint32_t psn = p->bth.psn;
+
+	if (!ack_before(n, q, (psn + 1) & PSN_MASK))
+		return;
+	f = head(r);
+	if (f && !psn_lt(psn, f->first_psn) && !psn_lt(psn, r->comp_psn))
+		r->comp_psn = (psn + 1) & PSN_MASK; /* part of a long message */
+	forward_progress(n, q);
+}
+
+void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+{
+	struct eng_req *r = &q->eng->req;
+	uint8_t op = p->bth.opcode;
+
+	if (q->type != WQE_QPT_RC || q->state == WQE_QPS_ERR || !head(r))
+		return;
+	/* A response for a PSN not yet sent is bogus (or from an old life). */
+	if (!psn_lt(p->bth.psn, r->psn))
+		return;
+	if (op == 0x11) { /* ACKNOWLEDGE */
+		if (psn_lt(p->bth.psn, r->comp_psn) &&
+		    wqe_aeth_type(p->aeth.syndrome) == WQE_AETH_TYPE_ACK)
+			return; /* a duplicate ACK */
+		if (wqe_aeth_type(p->aeth.syndrome) == WQE_AETH_TYPE_ACK)
+			on_ack(n, q, p);
+		else if (ack_before(n, q, p->bth.psn))
+			on_nak(n, q, p);
+		return;
+	}
+	if (!ack_before(n, q, p->bth.psn))
+		return;
+	if (op == 0x12)
+		on_atomic_ack(n, q, p);
+	else
+		on_read_response(n, q, p);
+}
+
+int comp_timers(struct nic *n, struct qpc *q, uint64_t now)
+{
+	struct eng_req *r = &q->eng->req;
+
+	if (r->rnr_at && now >= r->rnr_at) {
+		r->rnr_at = 0;
+		q->eng->doorbell = true;
+		return 1;
+	}
+	if (r->retrans_at && now >= r->retrans_at && head(r)) {
+		q->eng->stats.timeouts++;
+		r->retrans_at = 0;
+		transport_retry(n, q, r->comp_psn);
+		return 1;
+	}
+	return 0;
+}
