@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * icrc.c - the RoCEv2 Invariant CRC, and the Internet checksums.
+ *
+ * ICRC (IBA annex A17.3.3, rxe_icrc.c): CRC-32 as zlib computes it over
+ * 8 bytes of 0xFF (the stand-in for the LRH), the IP header with the fields
+ * a router may change set to ones, the UDP header with its checksum set to
+ * ones, the BTH with byte 4 (FECN, BECN, resv6) set to ones, then the rest
+ * of the packet up to the ICRC. Only the first 60 bytes at most are copied
+ * to mask them; the rest is CRC'd in place by chaining crc32_gzip_refl,
+ * whose init argument takes the previous result (zlib's convention).
+ */
+#include <isa-l/crc.h>
+
+#include "wire/wire_int.h"
+
+/* crc32_gzip_refl(0, 8 x 0xFF, 8): the CRC after the masked LRH. rxe keeps
+ * the raw register instead, 0xDEBB20E3 = ~0x2144DF1C. test_codec checks it. */
+#define ICRC_LRH_SEED 0x2144df1cu
+
+static void mask_ip_udp(uint8_t *h, int ipver)
+{
+	size_t udp;
+
+	if (ipver == 4) {
+		h[1] = 0xff;		  /* TOS: DSCP and ECN */
+		h[8] = 0xff;		  /* TTL */
+		put_be16(h + 10, 0xffff); /* header checksum */
+		udp = WQE_IPV4_LEN;
+	} else {
+		h[0] |= 0x0f; /* traffic class, high nibble */
+		h[1] = 0xff;  /* traffic class low nibble, flow label */
+		h[2] = 0xff;
+		h[3] = 0xff;
+		h[7] = 0xff; /* hop limit */
+		udp = WQE_IPV6_LEN;
+	}
+	put_be16(h + udp + 6, 0xffff);	 /* UDP checksum */
+	h[udp + WQE_UDP_LEN + 4] = 0xff; /* BTH byte 4: FECN, BECN, resv6 */
+}
+
+uint32_t wire_icrc_split(const uint8_t *hdrs, size_t hdr_len, int ipver, const uint8_t *rest,
+			 size_t rest_len)
+{
+	uint8_t tmp[WQE_IPV6_LEN + WQE_UDP_LEN + WQE_BTH_LEN];
+	uint32_t crc;
+
+	memcpy(tmp, hdrs, hdr_len);
+	mask_ip_udp(tmp, ipver);
+	crc = crc32_gzip_refl(ICRC_LRH_SEED, tmp, hdr_len);
+	if (rest_len)
+		crc = crc32_gzip_refl(crc, rest, rest_len);
+	return crc;
+}
+
+uint32_t wqe_icrc(const uint8_t *l3, size_t len, int ipver)
+{
+	size_t hdr_len;
+
+	if (ipver != 4 && ipver != 6)
+		return 0;
+	hdr_len = (ipver == 4 ? WQE_IPV4_LEN : WQE_IPV6_LEN) + WQE_UDP_LEN + WQE_BTH_LEN;
+	if (len < hdr_len)
+		return 0;
+	return wire_icrc_split(l3, hdr_len, ipver, l3 + hdr_len, len - hdr_len);
+}
+
+uint32_t wqe_icrc_udp(const struct wqe_pkt *p, const uint8_t *bth, size_t len)
+{
+	uint8_t hdrs[WQE_IPV6_LEN + WQE_UDP_LEN + WQE_BTH_LEN];
+	struct wqe_pkt q = *p;
+	size_t n;
+
+	if ((p->ipver != 4 && p->ipver != 6) || len < WQE_BTH_LEN ||
+	    len > 0xffff - WQE_IPV4_LEN - WQE_UDP_LEN - WQE_ICRC_LEN)
+		return 0;
+	q.opts |= WQE_PKT_OPT_RAW_IP_CSUM; /* masked anyway: skip the sum */
+	n = wire_put_ip_udp(hdrs, &q, (uint32_t)len + WQE_ICRC_LEN);
+	memcpy(hdrs + n, bth, WQE_BTH_LEN);
+	return wire_icrc_split(hdrs, n + WQE_BTH_LEN, p->ipver, bth + WQE_BTH_LEN,
+			       len - WQE_BTH_LEN);
+}
+
+uint32_t wire_csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		sum += get_be16(p + i);
+		sum = (sum & 0xffffu) + (sum >> 16);
+	}
+	if (i < len) {
+		sum += (uint32_t)p[i] << 8;
+		sum = (sum & 0xffffu) + (sum >> 16);
+	}
+	return sum;
+}
+
+uint16_t wire_csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffffu) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+uint16_t wire_udp_csum(const uint8_t *l3, int ipver, const uint8_t *udp, size_t len)
+{
+	uint8_t tail[4];
+	uint32_t sum;
+	uint16_t c;
+
+	/* Pseudo-header: addresses, then protocol and UDP length. */
+	if (ipver == 4)
+		sum = wire_csum_add(0, l3 + 12, 8);
+	else
+		sum = wire_csum_add(0, l3 + 8, 32);
+	put_be16(tail, IPPROTO_UDP_NUM);
+	put_be16(tail + 2, (uint16_t)len);
+	sum = wire_csum_add(sum, tail, 4);
+	sum = wire_csum_add(sum, udp, 6); /* ports and length; checksum as 0 */
+	sum = wire_csum_add(sum, udp + WQE_UDP_LEN, len - WQE_UDP_LEN);
+	c = wire_csum_fold(sum);
+	return c ? c : 0xffff; /* RFC 768: a computed 0 is sent as all ones */
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse.c - decoding RoCEv2 frames. Every read is preceded by a length
+ * check against what the frame holds; lengths the headers claim are checked
+ * against each other and against the frame before they are used.
+ *
+ * Errors found before the UDP destination port is known say "not RoCEv2";
+ * once the port says 4791, every inconsistency is a malformed packet. So the
+ * UDP ports are read (when the frame holds them) before the IP length is
+ * judged.
+ */
+#include "wire/wire_int.h"
+
+static void clear_transport(struct wqe_pkt *p)
+{
+	static const struct wqe_pkt zero;
+
+	p->bth = zero.bth;
+	p->hdrs = 0;
+	p->reth = zero.reth;
+	p->aeth = zero.aeth;
+	p->atomiceth = zero.atomiceth;
+	p->atomicacketh = zero.atomicacketh;
+	p->immdt = zero.immdt;
+	p->ieth = zero.ieth;
+	p->deth = zero.deth;
+	p->cnp = zero.cnp;
+	p->payload = NULL;
+	p->payload_len = 0;
+	p->pad = NULL;
+	p->icrc = 0;
+	p->icrc_ok = 0;
+	p->opts &= ~(uint32_t)(WQE_PKT_OPT_RAW_PADCNT | WQE_PKT_OPT_RAW_ICRC);
+}
+
+/* IBA 9.2 + annex A17: BTH, the opcode's headers, payload, pad, ICRC. */
+int wire_parse_transport(const uint8_t *bth, size_t len, struct wqe_pkt *out)
+{
+	uint8_t tmp[64]; /* the largest header set is 40 bytes (atomics) */
+	const struct wire_op *op;
+	struct cursor c;
+	size_t hl, body;
+
+	clear_transport(out);
+	if (len < WQE_BTH_LEN)
+		return WQE_PKT_ETRUNC_BTH;
+	op = wire_op_lookup(bth[0]);
+	if (!op)
+		return WQE_PKT_EOPCODE;
+	hl = wqe_hdrs_len(op->hdrs);
+	if (len < hl + WQE_ICRC_LEN)
+		return WQE_PKT_ETRUNC_HDRS;
+	memcpy(tmp, bth, hl);
+	cur_init(&c, tmp, hl);
+	for (unsigned i = 0; i < WQE_HDR_COUNT; i++)
+		if (op->hdrs & 1u << i)
+			wire_get_hdr(&c, (enum wqe_hdr)(1u << i), out);
+	if (!c.ok || c.off != hl)
+		return WQE_PKT_ETRUNC_HDRS; /* cannot happen: hl came from the table */
+	out->hdrs = op->hdrs;
+	body = len - hl - WQE_ICRC_LEN;
+	if (out->bth.padcnt > body)
+		return WQE_PKT_EPAD;
+	if (len % 4)
+		return WQE_PKT_EALIGN;
+	if (body - out->bth.padcnt && !op->payload)
+		return WQE_PKT_EPAYLOAD;
+	out->payload = bth + hl;
+	out->payload_len = (uint32_t)(body - out->bth.padcnt);
+	out->pad = out->payload + out->payload_len;
+	out->icrc = get_le32(bth + len - WQE_ICRC_LEN);
+	return 0;
+}
+
+static int parse_ipv4(const uint8_t *ip, size_t len, struct wqe_pkt *out)
+{
+	uint16_t frag;
+
+	if (len < WQE_IPV4_LEN)
+		return WQE_PKT_ETRUNC_IP;
+	if (ip[0] >> 4 != 4)
+		return WQE_PKT_EIP_VERSION;
+	if ((ip[0] & 0xfu) != 5)
+		return WQE_PKT_EIP_OPTIONS;
+	out->tos = ip[1];
+	out->ip_len = get_be16(ip + 2);
+	out->ip_id = get_be16(ip + 4);
+	frag = get_be16(ip + 6);
+	out->ip_flags = (uint8_t)(frag >> 13);
+	out->ttl = ip[8];
+	out->ip_proto = ip[9];
+	out->ip_csum = get_be16(ip + 10);
+	memset(out->src.raw, 0, 10);
+	memset(out->src.raw + 10, 0xff, 2);
+	memcpy(out->src.raw + 12, ip + 12, 4);
+	out->dst = out->src;
+	memcpy(out->dst.raw + 12, ip + 16, 4);
+	if (out->ip_proto != IPPROTO_UDP_NUM)
+		return WQE_PKT_ENOT_UDP;
+	if ((out->ip_flags & IPV4_FLAG_MF) || (frag & 0x1fffu))
+		return WQE_PKT_EIP_FRAG;
+	out->ip_csum_ok = wire_csum_fold(wire_csum_add(0, ip, WQE_IPV4_LEN)) == 0;
+	return 0;
+}
+
+static int parse_ipv6(const uint8_t *ip, size_t len, struct wqe_pkt *out)
+{
+	uint32_t w;
+
+	if (len < WQE_IPV6_LEN)
+		return WQE_PKT_ETRUNC_IP;
+	w = get_be32(ip);
+	if (w >> 28 != 6)
+		return WQE_PKT_EIP_VERSION;
+	out->tos = (uint8_t)(w >> 20);
+	out->flow_label = w & 0xfffffu;
+	out->ip_len = get_be16(ip + 4);
+	out->ip_proto = ip[6];
+	out->ttl = ip[7];
+	memcpy(out->src.raw, ip + 8, 16);
+	memcpy(out->dst.raw, ip + 24, 16);
+	out->ip_csum_ok = 1;
+	if (out->ip_proto != IPPROTO_UDP_NUM)
+		return WQE_PKT_ENOT_UDP;
+	return 0;
+}
+
+/* The checksums and the ICRC of a structurally valid packet. */
+static void verify(const uint8_t *ip, size_t hl, const uint8_t *udp, struct wqe_pkt *out)
+{
+	size_t to_icrc = hl + out->udp_len - WQE_ICRC_LEN;
+
+	out->icrc_ok = wqe_icrc(ip, to_icrc, out->ipver) == out->icrc;
+	if (!out->icrc_ok)
+		out->opts |= WQE_PKT_OPT_RAW_ICRC;
+	if (!out->ip_csum_ok)
+		out->opts |= WQE_PKT_OPT_RAW_IP_CSUM;
+	out->udp_csum_ok = 1;
+	if (out->udp_csum) {
+		out->udp_csum_ok =
+		    wire_udp_csum(ip, out->ipver, udp, out->udp_len) == out->udp_csum;
+		if (out->udp_csum_ok)
+			out->opts |= WQE_PKT_OPT_UDP_CSUM;
+	}
+}
+
+static int parse_l3(const uint8_t *ip, size_t len, int ipver, struct wqe_pkt *out)
+{
+	size_t hl = ipver == 4 ? WQE_IPV4_LEN : WQE_IPV6_LEN;
+	size_t ip_payload;
+	const uint8_t *udp;
+	int rc;
+
+	out->ipver = (uint8_t)ipver;
+	rc = ipver == 4 ? parse_ipv4(ip, len, out) : parse_ipv6(ip, len, out);
+	if (rc)
+		return rc;
+	if (len < hl + WQE_UDP_LEN)
+		return WQE_PKT_ETRUNC_UDP;
+	udp = ip + hl;
+	out->sport = get_be16(udp);
+	out->dport = get_be16(udp + 2);
+	out->udp_len = get_be16(udp + 4);
+	out->udp_csum = get_be16(udp + 6);
+	if (out->dport != WQE_ROCEV2_PORT)
+		return WQE_PKT_ENOT_ROCE;
+	/* IPv4 total length covers its header; IPv6 payload length does not. */
+	ip_payload = ipver == 4 ? (size_t)out->ip_len - hl : out->ip_len;
+	if ((ipver == 4 && out->ip_len < hl) || ip_payload < WQE_UDP_LEN || hl + ip_payload > len)
+		return WQE_PKT_EIP_LEN;
+	if (out->udp_len != ip_payload)
+		return WQE_PKT_EUDP_LEN;
+	rc = wire_parse_transport(udp + WQE_UDP_LEN, out->udp_len - WQE_UDP_LEN, out);
+	if (rc)
+		return rc;
+	verify(ip, hl, udp, out);
+	return 0;
+}
+
+int wqe_pkt_parse_ip(const uint8_t *ip, size_t len, struct wqe_pkt *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (len < 1)
+		return WQE_PKT_ETRUNC_IP;
+	if (ip[0] >> 4 != 4 && ip[0] >> 4 != 6)
+		return WQE_PKT_EIP_VERSION;
+	out->ethertype = ip[0] >> 4 == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6;
+	return parse_l3(ip, len, ip[0] >> 4, out);
+}
+
+int wqe_pkt_parse(const uint8_t *frame, size_t len, struct wqe_pkt *out)
+{
+	size_t off = WQE_ETH_LEN;
+	uint16_t type;
+
+	memset(out, 0, sizeof(*out));
+	if (len < WQE_ETH_LEN)
+		return WQE_PKT_ETRUNC_ETH;
+	out->has_eth = 1;
+	memcpy(out->dmac, frame, 6);
+	memcpy(out->smac, frame + 6, 6);
+	type = get_be16(frame + 12);
+	if (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) {
+		if (len < WQE_ETH_LEN + WQE_VLAN_LEN)
+			return WQE_PKT_ETRUNC_ETH;
+		out->has_vlan = 1;
+		out->vlan_tpid = type;
+		out->vlan_tci = get_be16(frame + 14);
+		type = get_be16(frame + 16);
+		off += WQE_VLAN_LEN;
+	}
+	out->ethertype = type;
+	if (type != ETHERTYPE_IPV4 && type != ETHERTYPE_IPV6)
+		return WQE_PKT_ENOT_IP;
+	return parse_l3(frame + off, len - off, type == ETHERTYPE_IPV4 ? 4 : 6, out);
+}
+
+int wqe_pkt_parse_bth(const uint8_t *bth, size_t len, struct wqe_pkt *out)
+{
+	int rc;
+
+	if ((out->ipver != 4 && out->ipver != 6) || len > 0xffff - WQE_IPV4_LEN - WQE_UDP_LEN)
+		return WQE_PKT_EINVAL;
+	out->udp_len = (uint16_t)(WQE_UDP_LEN + len);
+	out->ip_len = (uint16_t)(out->udp_len + (out->ipver == 4 ? WQE_IPV4_LEN : 0));
+	out->ip_proto = IPPROTO_UDP_NUM;
+	rc = wire_parse_transport(bth, len, out);
+	if (rc)
+		return rc;
+	out->icrc_ok = wqe_icrc_udp(out, bth, len - WQE_ICRC_LEN) == out->icrc;
+	if (!out->icrc_ok)
+		out->opts |= WQE_PKT_OPT_RAW_ICRC;
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wire_int.h - what the wire module's files share; never installed.
+ */
+#ifndef WQE_WIRE_INT_H
+#define WQE_WIRE_INT_H
+
+#include <stdbool.h>
+
+#include "common/bytes.h"
+#include "wqe/wire.h"
+
+#define ETHERTYPE_IPV4	0x0800
+#define ETHERTYPE_IPV6	0x86dd
+#define ETHERTYPE_VLAN	0x8100
+#define ETHERTYPE_QINQ	0x88a8
+#define IPPROTO_UDP_NUM 17
+#define IPV4_FLAG_MF	1u
+
+/* One row of the opcode table (opcode.c). */
+struct wire_op {
+	const char *name; /* NULL: not a supported opcode */
+	uint16_t hdrs;
+	uint8_t transport;
+	uint8_t role;
+	uint8_t kind;
+	uint8_t payload;
+	uint8_t response;
+};
+
+/* The row for @op, or NULL. */
+const struct wire_op *wire_op_lookup(uint8_t op);
+
+/* Extension header codecs over a cursor, by header bit (hdr.c). */
+void wire_put_hdr(struct cursor *c, enum wqe_hdr h, const struct wqe_pkt *p);
+void wire_get_hdr(struct cursor *c, enum wqe_hdr h, struct wqe_pkt *p);
+
+/*
+ * Decode the BTH onward from a UDP payload of @len bytes into @out: headers,
+ * payload, pad, ICRC value (not its verdict). Returns 0 or a wqe_pkt_err.
+ */
+int wire_parse_transport(const uint8_t *bth, size_t len, struct wqe_pkt *out);
+
+/*
+ * Write the IP and UDP headers of @p for a UDP payload of @udp_payload
+ * bytes (BTH through ICRC) at @buf; returns the bytes written (28 or 48).
+ * The IPv4 checksum is computed unless WQE_PKT_OPT_RAW_IP_CSUM; the UDP
+ * checksum field gets p->udp_csum (build_finish overwrites it if asked).
+ * @buf must hold WQE_IPV6_LEN + WQE_UDP_LEN bytes.
+ */
+size_t wire_put_ip_udp(uint8_t *buf, const struct wqe_pkt *p, uint32_t udp_payload);
+
+/* ICRC from the masked IP+UDP+BTH bytes at @hdrs (@hdr_len of them, their
+ * BTH last) continued over @rest (@rest_len bytes, read in place). */
+uint32_t wire_icrc_split(const uint8_t *hdrs, size_t hdr_len, int ipver, const uint8_t *rest,
+			 size_t rest_len);
+
+/* Internet checksum pieces (RFC 1071), on a 32-bit accumulator. */
+uint32_t wire_csum_add(uint32_t sum, const uint8_t *p, size_t len);
+uint16_t wire_csum_fold(uint32_t sum);
+/* The UDP checksum of the datagram at @udp (@len bytes, its checksum
+ * field read as zero) inside the IP packet at @l3. */
+uint16_t wire_udp_csum(const uint8_t *l3, int ipver, const uint8_t *udp, size_t len);
+
+#endif /* WQE_WIRE_INT_H */
