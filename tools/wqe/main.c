@@ -1,9 +1,111 @@
 /* SPDX-License-Identifier: MIT */
-/* wqe - command-line front end (placeholder entry until the CLI lands). */
-#include <stdio.h>
+/*
+ * wqe - command-line front end of libwqe: a Work Request in its three
+ * shapes. Thin: it parses, calls the library, prints (docs/cli.md).
+ */
+#include <string.h>
 
-int main(void)
+#include "cli.h"
+
+#ifndef WQE_TOOL_VERSION
+#define WQE_TOOL_VERSION "0.1.0"
+#endif
+
+static int cmd_help(int argc, char **argv);
+static void usage_help(FILE *f);
+static int cmd_version(int argc, char **argv);
+static void usage_version(FILE *f);
+
+static const struct cli_cmd commands[] = {
+	{"encode", "Work Request text -> WQE bytes, annotated or raw", cmd_encode, usage_encode},
+	{"decode", "WQE bytes (hex) -> annotated WQE and what the NIC decodes", cmd_decode,
+	 usage_decode},
+	{"sizes", "WQE segment sizes, the 36/68/28-byte figures, QP sizing", cmd_sizes,
+	 usage_sizes},
+	{"demo", "a Work Request in its shapes, for every operation family", cmd_demo,
+	 usage_demo},
+	{"dissect", "print the RoCEv2 packets of a pcap file, ICRC checked", cmd_dissect,
+	 usage_dissect},
+	{"version", "print the version", cmd_version, usage_version},
+	{"help", "list the commands, or show one command's help", cmd_help, usage_help},
+};
+
+#define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct cli_cmd *find_command(const char *name)
 {
-	fprintf(stderr, "wqe: no command\n");
-	return 2;
+	for (size_t i = 0; i < NUM_COMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void usage_main(FILE *f)
+{
+	fprintf(f, "usage: wqe COMMAND [options] [arguments]\n\ncommands:\n");
+	for (size_t i = 0; i < NUM_COMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'wqe COMMAND --help' or 'wqe help COMMAND' shows a command's options.\n"
+		   "Exit status: 0 success, 1 a WQE or capture was refused, 2 bad usage or input.\n");
+}
+
+static void usage_help(FILE *f)
+{
+	fprintf(f, "usage: wqe help [COMMAND]\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct cli_cmd *c;
+
+	if (argc < 2) {
+		usage_main(stdout);
+		return CLI_OK;
+	}
+	c = find_command(argv[1]);
+	if (!c || argc > 2)
+		return cli_usage_error("help", usage_help, "unknown command '%s'", argv[1]);
+	c->usage(stdout);
+	return CLI_OK;
+}
+
+static void usage_version(FILE *f)
+{
+	fprintf(f, "usage: wqe version\n");
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		return cli_usage_error("version", usage_version, "takes no arguments");
+	printf("wqe %s (WQE formats: %s)\n", WQE_TOOL_VERSION, wqe_format_str(WQE_FORMAT_MLX5));
+	return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_cmd *c;
+
+	if (argc < 2) {
+		usage_main(stderr);
+		return CLI_USAGE;
+	}
+	if (cli_is_help(argv[1])) {
+		usage_main(stdout);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0)
+		return cmd_version(1, argv + 1);
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "wqe: unknown command '%s'\n", argv[1]);
+		usage_main(stderr);
+		return CLI_USAGE;
+	}
+	if (argc > 2 && cli_is_help(argv[2])) {
+		c->usage(stdout);
+		return CLI_OK;
+	}
+	return c->run(argc - 1, argv + 1);
 }

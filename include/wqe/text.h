@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wqe/text.h - the three shapes as text: a one-line Work Request form,
+ * an annotated WQE, and field-by-field listings.
+ *
+ * The request text form (one request per line):
+ *
+ *   OPCODE [key=value ...]            # a comment runs to the end of the line
+ *
+ *   OPCODE   send send_imm send_inv write write_imm read cas faa
+ *   id=N                 wr_id (64 bits)
+ *   sge=ADDR:LEN:LKEY    one scatter/gather entry; repeatable, kept in order
+ *   inline=HEX           payload bytes carried in the request; sets INLINE
+ *   raddr=ADDR rkey=KEY  remote address and key (write*, read, cas, faa)
+ *   imm=N                send_imm, write_imm: imm=0x01020304 puts the bytes
+ *                        01 02 03 04 in wr.imm_data (network order)
+ *   inv=KEY              send_inv: the rkey to invalidate (host order)
+ *   swap=N compare=N     cas;   add=N  faa
+ *   dqpn= qkey= sport= dgid= dmac= hop= tclass= flow= sl= sgid_index=
+ *                        the UD address (send family on a UD QP only)
+ *   flags=fence,signaled,solicited
+ *
+ * Numbers are decimal or 0x hexadecimal and are range-checked per field
+ * (QPN 24 bits, flow label 20, sl 3, hop/tclass/sgid_index 8, sport 16,
+ * keys and lengths 32, addresses and atomic operands 64). dgid= takes an
+ * IPv4 address (stored as ::ffff:a.b.c.d) or an IPv6 one; dmac= six
+ * colon-separated hex pairs. Where an address or a key is expected, a
+ * resolver (struct wqe_text_opts) may supply it for a name:
+ *   sge=buf+16:64:buf.lkey   raddr=remote+8   rkey=remote.rkey
+ * A name is [A-Za-z_][A-Za-z0-9_]*, optionally followed by .addr, .lkey or
+ * .rkey, and (addresses only) +OFFSET.
+ *
+ * Every function here is pure and thread-safe unless it says otherwise:
+ * no global state, no allocation; the caller provides all storage.
+ */
+#ifndef WQE_TEXT_H
+#define WQE_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wqe/desc.h"
+#include "wqe/types.h"
+#include "wqe/verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most payload bytes inline=HEX may carry. */
+#define WQE_TEXT_MAX_INLINE 4096u
+/* A buffer of this many bytes holds wqe_format_send_wr() of any request
+ * wqe_parse_send_wr() accepts, NUL included. */
+#define WQE_TEXT_LINE_MAX 12288u
+/* Size of the message buffer of struct wqe_text_err. */
+#define WQE_TEXT_MSG_MAX 200u
+
+/* What a name stands for where the parser asks a resolver for a value. */
+enum wqe_text_ref {
+	WQE_TEXT_REF_ADDR = 0, /* an address: sge= first part, raddr= */
+	WQE_TEXT_REF_LKEY = 1, /* a local key: sge= last part */
+	WQE_TEXT_REF_RKEY = 2, /* a remote key: rkey=, inv= */
+};
+WQE_API const char *wqe_text_ref_str(enum wqe_text_ref kind);
+
+/*
+ * A resolver: give *@value for the name @name (@name_len bytes, not
+ * NUL-terminated; the suffix .addr/.lkey/.rkey and any +OFFSET are not
+ * part of it) used as @kind. Return 0 on success, non-zero if the name is
+ * unknown: the parser then fails with "cannot resolve ...". For an LKEY or
+ * RKEY the value must fit 32 bits. Called from the parsing thread only.
+ */
+typedef int (*wqe_text_resolve_fn)(void *arg, const char *name, size_t name_len,
+				   enum wqe_text_ref kind, uint64_t *value);
+
+/* Parse options. A NULL options pointer means an RC QP and no resolver. */
+struct wqe_text_opts {
+	/*
+	 * The transport of the QP the request is for. On UD the send family
+	 * takes the address keys and wr.wr.ud.ah always points at the
+	 * result's address handle (all-zero attributes, port 1, when no key
+	 * is given). On RC and UC the address keys are an error.
+	 */
+	enum wqe_qp_type qp_type;
+	wqe_text_resolve_fn resolve; /* NULL: a name where a number is expected is an error */
+	void *arg;                   /* passed to @resolve */
+};
+
+/*
+ * A parsed request and the storage it points into. wr.sg_list points at
+ * @sge; an inline request's one SGE (lkey 0) points at @inline_data; on UD
+ * wr.wr.ud.ah points at @ah. The struct therefore refers to itself: copy it
+ * only by parsing again.
+ */
+struct wqe_text_wr {
+	struct wqe_send_wr wr;
+	struct wqe_sge sge[WQE_DESC_MAX_SGE];
+	struct wqe_ah ah;
+	uint32_t inline_len;
+	uint8_t inline_data[WQE_TEXT_MAX_INLINE];
+};
+
+/* Where and why a line was refused. */
+struct wqe_text_err {
+	uint32_t column;            /* 1-based column where the problem starts */
+	char msg[WQE_TEXT_MSG_MAX]; /* what was expected, e.g. "expected a number after 'rkey='" */
+};
+
+/*
+ * wqe_parse_send_wr - parse one request line.
+ * @line: the text; a '#' and what follows it are ignored. It need not be
+ *        NUL-terminated: at most @len bytes are read (a NUL ends it early).
+ * @opts: the QP type and the resolver; may be NULL (RC, no resolver).
+ * @out:  filled on success (cleared first, so absent keys are zero).
+ * @err:  on failure, the column and the message; may be NULL.
+ * Returns 0, or EINVAL for: an unknown opcode, an unknown key, a key that
+ * does not apply to the opcode or transport, a key given twice (only sge=
+ * repeats), a missing '=', a malformed or out-of-range value, more than
+ * WQE_DESC_MAX_SGE sge= entries, inline= together with sge=, an inline
+ * payload over WQE_TEXT_MAX_INLINE, a name the resolver refused. The
+ * parser checks syntax and ranges, not legality: a READ on a UD QP parses
+ * (wqe_post_send() refuses it), its remote keys filling wr.wr.rdma, and
+ * inline= parses on any opcode. INLINE is set only by inline=, so the SGE
+ * of an inline request always points at @out->inline_data.
+ */
+WQE_API int wqe_parse_send_wr(const char *line, size_t len, const struct wqe_text_opts *opts,
+			      struct wqe_text_wr *out, struct wqe_text_err *err);
+
+/*
+ * wqe_format_send_wr - write @wr as one request line (no newline), such
+ * that wqe_parse_send_wr() of it gives back the same request: opcode,
+ * wr_id, SGEs or inline payload, flags, and the fields the opcode uses
+ * (the UD address on a UD send). Zero-valued optional keys are left out.
+ * @wr:   the request; wr->next is ignored. With WQE_SEND_INLINE, the bytes
+ *        the SGEs name are read and written as one inline=HEX (as
+ *        wqe_post_send() would read them), so those addresses must be real.
+ * @t:    the transport; it says whether wr.wr.ud applies.
+ * @buf:  the output, always NUL-terminated when @cap > 0.
+ * @cap:  bytes at @buf; WQE_TEXT_LINE_MAX is always enough for a request
+ *        the parser made.
+ * Returns the length of the whole line (excluding the NUL) as snprintf()
+ * does, so a result >= @cap means truncated; or -EINVAL for an unknown
+ * opcode or flag bit, num_sge < 0 or over WQE_DESC_MAX_SGE, a NULL
+ * sg_list with num_sge > 0, or an inline payload over WQE_TEXT_MAX_INLINE.
+ */
+WQE_API int wqe_format_send_wr(const struct wqe_send_wr *wr, enum wqe_qp_type t, char *buf,
+			       size_t cap);
+
+/*
+ * A reader of request lines from a text buffer: yields each line that is
+ * not blank or comment-only, with its 1-based line number. LF and CRLF
+ * line ends are accepted. Not thread-safe for one reader; readers are
+ * independent.
+ */
+struct wqe_text_reader {
+	const char *buf;
+	size_t len;
+	size_t pos;
+	uint32_t lineno;
+};
+WQE_API void wqe_text_reader_init(struct wqe_text_reader *r, const char *buf, size_t len);
+/*
+ * wqe_text_reader_next - the next request line.
+ * Returns 1 with *@line (not NUL-terminated, line end excluded), *@len and
+ * *@lineno set, or 0 at the end of the buffer.
+ */
+WQE_API int wqe_text_reader_next(struct wqe_text_reader *r, const char **line, size_t *len,
+				 uint32_t *lineno);
+
+/* Most fields wqe_describe() reports for one WQE. */
+#define WQE_FIELD_MAX 256u
+
+/* One field of a WQE, as wqe_describe() reports it. */
+struct wqe_field {
+	char segment[16];   /* "ctrl", "raddr", "atomic", "datagram", "data[i]", "inline" */
+	const char *name;   /* static: "opcode", "qpn", "rkey", "payload", ... */
+	uint32_t offset;    /* from the first byte of the WQE */
+	uint32_t length;    /* bytes */
+	bool has_value;     /* the field fits 64 bits: @value holds it */
+	uint64_t value;     /* the field's bytes read as one big-endian number */
+	char meaning[64];   /* short decoded meaning, e.g. "SEND (0x0a)", "ds=3 -> 48 B, 1 block" */
+};
+
+/* A WQE broken down field by field, in byte order. */
+struct wqe_description {
+	struct wqe_desc desc;   /* what wqe_decode() returned */
+	uint32_t num_fields;
+	struct wqe_field field[WQE_FIELD_MAX];
+};
+
+/*
+ * wqe_describe - list the fields of one WQE.
+ * @fmt, @ctx, @wqe, @len: as for wqe_decode(), which is called first: the
+ * fields are laid out from its result (the segments its opcode and
+ * transport have, then the data segments or the inline segment), so the
+ * fields cover bytes 0 to desc.size - 1 without gaps or overlaps.
+ * @out: filled on success.
+ * Returns WQE_DEC_OK; the decoder's error for bytes that are not a
+ * well-formed WQE; WQE_DEC_BAD_SEGMENTS if the decoded description and
+ * the WQE's size disagree; WQE_DEC_BAD_OPCODE for a format that has no
+ * describer yet (only mlx5 has one).
+ */
+WQE_API enum wqe_decode_err wqe_describe(enum wqe_format fmt, const struct wqe_decode_ctx *ctx,
+					 const uint8_t *wqe, size_t len,
+					 struct wqe_description *out);
+
+/*
+ * wqe_print_wqe - print a WQE to @f, grouped by segment, 16 bytes a line,
+ * each field named and decoded beside its bytes, then a summary line
+ * ("64 bytes, ds=4, 1 block of 64 B; inline payload of 28 bytes at offset
+ * 36"). Arguments as for wqe_describe(). Returns its result (or
+ * WQE_DEC_BAD_FIELD for a NULL @f); on an error nothing is printed. Uses
+ * about 30 KB of stack for the description. Thread-safe as far as stdio is.
+ */
+WQE_API enum wqe_decode_err wqe_print_wqe(FILE *f, enum wqe_format fmt,
+					  const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
+					  size_t len);
+
+/*
+ * wqe_print_desc - print a decoded WQE (what the NIC side sees) field by
+ * field to @f. @t is the transport of the QP (it says whether the datagram
+ * fields mean anything).
+ */
+WQE_API void wqe_print_desc(FILE *f, const struct wqe_desc *d, enum wqe_qp_type t);
+
+/*
+ * wqe_print_send_wr - print a software Work Request field by field to @f:
+ * wr_id, next, num_sge and each SGE, opcode, send_flags by name,
+ * imm_data or invalidate_rkey, and the rdma, atomic or UD fields its
+ * opcode uses on transport @t. With WQE_SEND_INLINE the payload the SGEs
+ * name is read and shown. wr->next is not followed.
+ * Returns 0, or EINVAL for a NULL @f or @wr.
+ */
+WQE_API int wqe_print_send_wr(FILE *f, const struct wqe_send_wr *wr, enum wqe_qp_type t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WQE_TEXT_H */

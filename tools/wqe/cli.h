@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the subcommands of the wqe tool share (private to the tool).
+ * The tool uses the public headers only.
+ */
+#ifndef WQE_CLI_H
+#define WQE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wqe/desc.h"
+#include "wqe/model.h"
+#include "wqe/text.h"
+#include "wqe/types.h"
+#include "wqe/verbs.h"
+
+/* Exit codes: success, a refused WQE or capture, bad usage or input. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Default QP number of encode and demo (as in mlx5-send-path.md section 2). */
+#define CLI_DEFAULT_QPN 0x000123u
+
+/* One subcommand. */
+struct cli_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	void (*usage)(FILE *f);
+};
+
+int cmd_encode(int argc, char **argv);
+void usage_encode(FILE *f);
+int cmd_decode(int argc, char **argv);
+void usage_decode(FILE *f);
+int cmd_sizes(int argc, char **argv);
+void usage_sizes(FILE *f);
+int cmd_demo(int argc, char **argv);
+void usage_demo(FILE *f);
+int cmd_dissect(int argc, char **argv);
+void usage_dissect(FILE *f);
+
+/*
+ * The demo's closing part (demo_reject.c): requests wqe_post_send() refuses
+ * on real QPs. @req is scratch storage. 0, or -1 if something unexpected
+ * happened (a setup call failed, a request was accepted).
+ */
+int demo_rejections(struct wqe_text_wr *req);
+/* The names the demo's requests use (buf, buf2, result, remote). */
+int demo_resolve(void *arg, const char *name, size_t len, enum wqe_text_ref kind, uint64_t *v);
+
+/*
+ * Option matching for "--name VALUE" and "--name=VALUE": returns 1 and sets
+ * *@value (advancing *@i past a separate value), 0 if argv[*@i] is not
+ * @name, -1 if the value is missing (a message is printed).
+ */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+/* 1 if @arg is "-h" or "--help". */
+int cli_is_help(const char *arg);
+/* Prints "wqe CMD: MSG" and the usage of @cmd to stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, void (*usage)(FILE *f), const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A number in decimal or 0x hex, at most @max: 0, or -1 (nothing consumed). */
+int cli_parse_u32(const char *s, uint32_t max, uint32_t *v);
+/* "rc", "uc" or "ud" (any case): 0 or -1. */
+int cli_parse_qp(const char *s, enum wqe_qp_type *t);
+/* "mlx5": 0 or -1. */
+int cli_parse_format(const char *s, enum wqe_format *fmt);
+/* Lower-case transport name: "rc", "uc", "ud". */
+const char *cli_qp_name(enum wqe_qp_type t);
+
+/* Reads all of @f into a NUL-terminated heap buffer; NULL on error. */
+char *cli_read_all(FILE *f, size_t *len);
+
+/* Prints @n bytes as one lowercase hex string and a newline. */
+void cli_print_hex(FILE *f, const uint8_t *p, size_t n);
+
+/* The operation of a Work Request opcode: 0, or -1 for an unknown one. */
+int cli_op_of_wr(enum wqe_wr_opcode wr_op, enum wqe_op *op);
+/* The Work Request opcode of an operation. */
+enum wqe_wr_opcode cli_wr_of_op(enum wqe_op op);
+
+/* A request checked against a QP as wqe_post_send() checks it. */
+struct cli_check {
+	enum wqe_qp_type qp_type;
+	uint32_t max_send_sge;
+	uint32_t max_inline_data;
+};
+
+/*
+ * The pure post-time checks of wqe_post_send() (opcode legal on the
+ * transport, SGE count, total length, inline, atomic operand): 0, or -1
+ * with @msg filled and *@key naming the key the problem is about ("" for
+ * the opcode) and *@nth which occurrence of it (for sge=).
+ */
+int cli_check_request(const struct cli_check *qp, const struct wqe_send_wr *wr, char *msg,
+		      size_t cap, const char **key, int *nth);
+/* The 1-based column of the @nth (1-based) "KEY=" token in @line, or of the
+ * opcode when @key is "". 1 if not found. */
+uint32_t cli_key_column(const char *line, size_t len, const char *key, int nth);
+
+#endif /* WQE_CLI_H */

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wqe encode: Work Request text -> the WQE in the send-queue ring.
+ * Every request is parsed, checked and encoded before anything is printed,
+ * so a bad line leaves no partial output.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The ring each request is encoded into: the largest WQE fits. */
+#define RING_BLOCKS WQE_MAX_BLOCKS
+
+struct encode_cfg {
+	enum wqe_format fmt;
+	struct wqe_encode_qp qp;
+	uint32_t wqe_index;
+	int raw;
+	int max_inline_given;
+};
+
+struct encoded {
+	uint8_t bytes[RING_BLOCKS * WQE_BLOCK_SIZE];
+	uint32_t nbytes;
+	uint32_t lineno;
+	char *text; /* the request as wqe_format_send_wr() writes it */
+};
+
+struct encode_run {
+	const struct encode_cfg *cfg;
+	const char *input; /* "argument" or "stdin" */
+	struct encoded *out;
+	size_t count, cap;
+	struct wqe_text_wr req; /* large: lives here, not on the stack */
+};
+
+void usage_encode(FILE *f)
+{
+	fprintf(f,
+		"usage: wqe encode [options] ['REQUEST']\n"
+		"Encodes a Work Request into the WQE a NIC finds in its send-queue ring and\n"
+		"prints it by segment, each field decoded. Without REQUEST, reads one request\n"
+		"per line from stdin ('#' comments and blank lines skipped); every line is\n"
+		"checked before anything is printed. Successive requests advance the WQE index\n"
+		"by the blocks of the one before, as in a ring.\n"
+		"\n"
+		"options:\n"
+		"  --qp rc|uc|ud       transport of the QP (default rc)\n"
+		"  --qpn N             QP number in the control segment (default 0x000123)\n"
+		"  --wqe-index N       WQE index of the first request (default 0)\n"
+		"  --max-sge N         max_send_sge of the QP (default 4)\n"
+		"  --max-inline N      max_inline_data of the QP (default: what wqe_calc_sq\n"
+		"                      gives a QP with --max-sge SGEs; more inline is an error)\n"
+		"  --sig-all           the QP signals every WQE (sq_sig_all)\n"
+		"  --raw               print only the WQE blocks, one lowercase hex line each\n"
+		"  --format mlx5       the WQE format (only mlx5 for now)\n"
+		"\n"
+		"REQUEST:  OPCODE [key=value ...]\n"
+		"  OPCODE  send send_imm send_inv write write_imm read cas faa\n"
+		"  id=N sge=ADDR:LEN:LKEY (repeatable) inline=HEX raddr=ADDR rkey=KEY imm=N\n"
+		"  inv=KEY swap=N compare=N add=N flags=fence,signaled,solicited\n"
+		"  UD: dqpn=N qkey=N sport=N dgid=IP dmac=MAC hop=N tclass=N flow=N sl=N\n"
+		"      sgid_index=N\n"
+		"example: wqe encode 'write raddr=0x200000000040 rkey=0xabcd "
+		"inline=a0a1a2a3 flags=signaled'\n");
+}
+
+static int parse_encode_opt(int argc, char **argv, int *i, struct encode_cfg *cfg)
+{
+	const char *v;
+	int m;
+
+	if ((m = cli_opt(argc, argv, i, "--qp", &v)) != 0)
+		return m < 0 || cli_parse_qp(v, &cfg->qp.qp_type) ? -1 : 0;
+	if ((m = cli_opt(argc, argv, i, "--qpn", &v)) != 0)
+		return m < 0 || cli_parse_u32(v, 0xffffff, &cfg->qp.qpn) ? -1 : 0;
+	if ((m = cli_opt(argc, argv, i, "--wqe-index", &v)) != 0)
+		return m < 0 || cli_parse_u32(v, UINT32_MAX, &cfg->wqe_index) ? -1 : 0;
+	if ((m = cli_opt(argc, argv, i, "--max-sge", &v)) != 0)
+		return m < 0 || cli_parse_u32(v, WQE_DESC_MAX_SGE, &cfg->qp.max_send_sge) ? -1 : 0;
+	if ((m = cli_opt(argc, argv, i, "--max-inline", &v)) != 0) {
+		cfg->max_inline_given = 1;
+		return m < 0 || cli_parse_u32(v, WQE_MLX5_MAX_WQE_BYTES, &cfg->qp.max_inline_data)
+			       ? -1
+			       : 0;
+	}
+	if ((m = cli_opt(argc, argv, i, "--format", &v)) != 0)
+		return m < 0 || cli_parse_format(v, &cfg->fmt) ? -1 : 0;
+	if (strcmp(argv[*i], "--sig-all") == 0) {
+		cfg->qp.sq_sig_all = 1;
+		return 0;
+	}
+	if (strcmp(argv[*i], "--raw") == 0) {
+		cfg->raw = 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* What a QP created with --max-sge SGEs allows inline (mlx5_calc_send_wqe). */
+static int default_max_inline(struct encode_cfg *cfg)
+{
+	struct wqe_qp_cap cap = {
+		.max_send_wr = 1,
+		.max_recv_wr = 1,
+		.max_send_sge = cfg->qp.max_send_sge,
+		.max_recv_sge = 1,
+	};
+	uint32_t wqe_bytes, ring_blocks;
+
+	if (wqe_calc_sq(cfg->fmt, cfg->qp.qp_type, &cap, &wqe_bytes, &ring_blocks))
+		return -1;
+	cfg->qp.max_inline_data = cap.max_inline_data;
+	return 0;
+}
+
+static int line_error(const struct encode_run *r, uint32_t lineno, uint32_t col, const char *msg)
+{
+	fprintf(stderr, "wqe: %s:%u:%u: %s\n", r->input, lineno, col, msg);
+	return CLI_USAGE;
+}
+
+static struct encoded *next_slot(struct encode_run *r)
+{
+	struct encoded *bigger;
+
+	if (r->count == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 8;
+		bigger = realloc(r->out, r->cap * sizeof(*r->out));
+		if (!bigger)
+			return NULL;
+		r->out = bigger;
+	}
+	memset(&r->out[r->count], 0, sizeof(r->out[0]));
+	return &r->out[r->count];
+}
+
+/* Parses, checks and encodes one line into r->out[r->count]. */
+static int encode_line(struct encode_run *r, const char *line, size_t len, uint32_t lineno)
+{
+	const struct encode_cfg *cfg = r->cfg;
+	struct wqe_text_opts opts = {.qp_type = cfg->qp.qp_type};
+	struct cli_check chk = {cfg->qp.qp_type, cfg->qp.max_send_sge, cfg->qp.max_inline_data};
+	struct wqe_text_err err;
+	struct encoded *e = next_slot(r);
+	struct wqe_ring_view ring;
+	uint32_t index = cfg->wqe_index, nblocks = 0;
+	const char *key;
+	char msg[200];
+	int nth, n;
+
+	if (!e)
+		return line_error(r, lineno, 1, "out of memory");
+	if (wqe_parse_send_wr(line, len, &opts, &r->req, &err))
+		return line_error(r, lineno, err.column, err.msg);
+	if (cli_check_request(&chk, &r->req.wr, msg, sizeof(msg), &key, &nth))
+		return line_error(r, lineno, cli_key_column(line, len, key, nth), msg);
+	for (size_t i = 0; i < r->count; i++)
+		index += r->out[i].nbytes / WQE_BLOCK_SIZE;
+	ring.buf = e->bytes;
+	ring.nblocks = RING_BLOCKS;
+	if (wqe_encode(cfg->fmt, &cfg->qp, &r->req.wr, &ring, 0, index, &nblocks))
+		return line_error(r, lineno, 1, "the encoder refused the request (EINVAL)");
+	e->nbytes = nblocks * WQE_BLOCK_SIZE;
+	e->lineno = lineno;
+	e->text = malloc(WQE_TEXT_LINE_MAX);
+	n = e->text ? wqe_format_send_wr(&r->req.wr, cfg->qp.qp_type, e->text, WQE_TEXT_LINE_MAX)
+		    : -ENOMEM;
+	r->count++;
+	if (n < 0)
+		return line_error(r, lineno, 1, "cannot format the request back");
+	return CLI_OK;
+}
+
+static int encode_all(struct encode_run *r, const char *buf, size_t len)
+{
+	struct wqe_text_reader rd;
+	const char *line;
+	size_t n;
+	uint32_t lineno;
+	int rc;
+
+	wqe_text_reader_init(&rd, buf, len);
+	while (wqe_text_reader_next(&rd, &line, &n, &lineno)) {
+		rc = encode_line(r, line, n, lineno);
+		if (rc)
+			return rc;
+	}
+	if (r->count == 0) {
+		fprintf(stderr, "wqe: %s: no request given\n", r->input);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+static void print_all(const struct encode_run *r)
+{
+	const struct encode_cfg *cfg = r->cfg;
+
+	for (size_t i = 0; i < r->count; i++) {
+		const struct encoded *e = &r->out[i];
+		struct wqe_decode_ctx ctx = {cfg->qp.qp_type, e->nbytes};
+
+		if (cfg->raw) {
+			cli_print_hex(stdout, e->bytes, e->nbytes);
+			continue;
+		}
+		printf("%s%s:%u: %s\n", i ? "\n" : "", r->input, e->lineno, e->text);
+		if (wqe_print_wqe(stdout, cfg->fmt, &ctx, e->bytes, e->nbytes) != WQE_DEC_OK)
+			printf("  (the decoder refuses these bytes)\n");
+	}
+}
+
+static void free_run(struct encode_run *r)
+{
+	for (size_t i = 0; i < r->count; i++)
+		free(r->out[i].text);
+	free(r->out);
+	free(r);
+}
+
+static int run_encode(const struct encode_cfg *cfg, const char *arg)
+{
+	struct encode_run *r = calloc(1, sizeof(*r));
+	char *buf = NULL;
+	size_t len;
+	int rc;
+
+	if (!r)
+		return CLI_FAIL;
+	r->cfg = cfg;
+	r->input = arg ? "argument" : "stdin";
+	if (!arg) {
+		buf = cli_read_all(stdin, &len);
+		if (!buf) {
+			fprintf(stderr, "wqe: cannot read stdin\n");
+			free_run(r);
+			return CLI_USAGE;
+		}
+	}
+	rc = arg ? encode_all(r, arg, strlen(arg)) : encode_all(r, buf, len);
+	if (rc == CLI_OK)
+		print_all(r);
+	free(buf);
+	free_run(r);
+	return rc;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+	struct encode_cfg cfg = {.fmt = WQE_FORMAT_MLX5};
+	const char *request = NULL;
+
+	cfg.qp.qp_type = WQE_QPT_RC;
+	cfg.qp.qpn = CLI_DEFAULT_QPN;
+	cfg.qp.max_send_sge = 4;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-") == 0)
+			continue; /* stdin, the default */
+		if (argv[i][0] != '-') {
+			if (request)
+				return cli_usage_error("encode", usage_encode,
+						       "one REQUEST at most (quote it)");
+			request = argv[i];
+		} else if (parse_encode_opt(argc, argv, &i, &cfg)) {
+			return cli_usage_error("encode", usage_encode,
+					       "bad option or value '%s'", argv[i]);
+		}
+	}
+	if (!cfg.max_inline_given && default_max_inline(&cfg))
+		return cli_usage_error("encode", usage_encode,
+				       "no %s WQE holds %u SGEs (--max-sge)",
+				       wqe_qp_type_str(cfg.qp.qp_type), cfg.qp.max_send_sge);
+	return run_encode(&cfg, request);
+}
