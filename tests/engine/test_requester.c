@@ -319,7 +319,41 @@ static void test_keys(void)
 	key_case(WQE_WR_ATOMIC_FETCH_AND_ADD, mr_ro, 0, 8, 0); /* atomic into no LOCAL_WRITE */
 }
 
-/* A fenced WRITE waits behind an outstanding READ. */
+/* A READ response frame as the peer (::ffff:192.0.2.2) would send it. */
+static void respond(struct wqe_qp *qp, uint8_t opcode, uint32_t psn, const uint8_t *data,
+		    uint32_t len)
+{
+	struct wqe_pkt p;
+	uint8_t frame[4400];
+	size_t flen;
+
+	memset(&p, 0, sizeof(p));
+	p.dmac[0] = 2;
+	p.dmac[5] = 1;
+	p.smac[0] = 2;
+	p.smac[5] = 2;
+	p.ipver = 4;
+	p.src.raw[10] = p.src.raw[11] = 0xff;
+	p.src.raw[12] = 192;
+	p.src.raw[14] = 2;
+	p.src.raw[15] = 2;
+	p.dst = p.src;
+	p.dst.raw[15] = 1;
+	p.ttl = 64;
+	p.ip_flags = 2;
+	p.sport = 0xc000;
+	p.bth.opcode = opcode;
+	p.bth.pkey = 0xffff;
+	p.bth.destqp = wqe_qp_num(qp);
+	p.bth.psn = psn;
+	p.aeth.syndrome = 0x1f;
+	p.aeth.msn = 1;
+	CHECK_EQ(wqe_pkt_build(&p, data, len, frame, sizeof(frame), &flen), 0);
+	CHECK_EQ(wqe_context_receive(ctx, frame, flen), 0);
+}
+
+/* A fenced WRITE leaves the wire only after the READ before it completed:
+ * a stub plays the responder and holds the READ response back. */
 static void test_fence(void)
 {
 	struct wqe_qp *qp = make_qp(WQE_QPT_RC, WQE_MTU_1024, 0);
@@ -327,17 +361,25 @@ static void test_fence(void)
 	struct wqe_sge s[2];
 	struct wqe_qp_stats st;
 	struct wqe_pkt pk[4];
+	struct wqe_wc wc[2];
+	static uint8_t remote[2048];
 
+	for (size_t i = 0; i < sizeof(remote); i++)
+		remote[i] = (uint8_t)(i ^ 0x5a);
+	memset(src, 0, 2048);
 	wqe_link_sink_clear(sink);
 	memset(wr, 0, sizeof(wr));
 	sge_of(&s[0], mr, 0, 2048);
 	sge_of(&s[1], mr, 4096, 16);
+	wr[0].wr_id = 1;
 	wr[0].sg_list = &s[0];
 	wr[0].num_sge = 1;
 	wr[0].opcode = WQE_WR_RDMA_READ;
+	wr[0].send_flags = WQE_SEND_SIGNALED;
 	wr[0].wr.rdma.remote_addr = 0x10000;
 	wr[0].wr.rdma.rkey = 9;
 	wr[0].next = &wr[1];
+	wr[1].wr_id = 2;
 	wr[1].sg_list = &s[1];
 	wr[1].num_sge = 1;
 	wr[1].opcode = WQE_WR_RDMA_WRITE;
@@ -352,6 +394,26 @@ static void test_fence(void)
 	CHECK_EQ(wqe_query_qp_stats(qp, &st), 0);
 	CHECK_EQ(st.fence_stalls, 1);
 	CHECK_EQ(st.packets_sent, 1);
+	/* First half of the answer: the READ is not complete, the WRITE waits. */
+	respond(qp, 0x0d, 0x100, remote, 1024);
+	for (int i = 0; i < 5; i++)
+		wqe_progress(ctx);
+	CHECK_EQ(wqe_link_sink_count(sink), 1);
+	/* The last packet completes the READ; then the WRITE goes out. */
+	respond(qp, 0x0f, 0x101, remote + 1024, 1024);
+	CHECK_EQ(wqe_poll_cq(cq, 2, wc), 1);
+	CHECK_EQ(wc[0].wr_id, 1);
+	CHECK_EQ(wc[0].status, WQE_WC_SUCCESS);
+	CHECK_EQ(wc[0].opcode, WQE_WC_RDMA_READ);
+	CHECK_EQ(wc[0].byte_len, 2048);
+	CHECK_MEM(src, remote, 2048);
+	for (int i = 0; i < 5; i++)
+		wqe_progress(ctx);
+	CHECK_EQ(collect(pk, 4, NULL, NULL), 2);
+	CHECK_EQ(pk[1].bth.opcode, 0x0a);
+	CHECK_EQ(pk[1].bth.psn, 0x102); /* the READ consumed two PSNs */
+	CHECK_EQ(wqe_query_qp_stats(qp, &st), 0);
+	CHECK_EQ(st.fence_stalls, 1);
 	wqe_destroy_qp(qp);
 }
 
