@@ -3,6 +3,12 @@
  * responder.h - the receive side of a QP: request packets in, data placed,
  * receive WQEs consumed, ACK/NAK/READ response/atomic ACK out.
  *
+ * The responder sees what a NIC sees: the request packet, the QP context,
+ * the receive ring up to its doorbell record, the key table and host memory
+ * reached through a key. Its state machine follows IBTA chapter 9.7 as
+ * Linux rxe (rxe_resp.c) implements it; where we differ, responder.c says
+ * why.
+ *
  * This header must not include engine/nic.h (nic.h embeds struct eng_resp).
  */
 #ifndef WQE_ENGINE_RESPONDER_H
@@ -15,13 +21,101 @@ struct nic;
 struct qpc;
 struct wqe_pkt;
 
-/* The responder's state for one QP. */
-struct eng_resp {
-	uint32_t epsn;   /* expected PSN */
-	uint32_t msn;    /* message sequence number, 24 bits */
+/* Most READ/atomic responder resources a QP keeps (max_dest_rd_atomic). */
+#define RESP_MAX_RD_ATOMIC 16u
+
+/* NAKs by code (AETH syndromes 0x60-0x63). */
+enum resp_nak {
+	RESP_NAK_PSN_SEQ = 0,   /* 0x60 PSN sequence error */
+	RESP_NAK_INV_REQ,       /* 0x61 invalid request */
+	RESP_NAK_REM_ACCESS,    /* 0x62 remote access error */
+	RESP_NAK_REM_OP,        /* 0x63 remote operational error */
+	RESP_NAK_COUNT
+};
+const char *resp_nak_str(enum resp_nak k);
+
+/* Why a request packet was dropped without any answer. */
+enum resp_drop {
+	RESP_DROP_OUT_OF_SEQ = 0, /* RC: PSN ahead and the PSN NAK was already sent */
+	RESP_DROP_DUP_UNKNOWN,    /* RC: duplicate READ/atomic matching no resource */
+	RESP_DROP_UC_GAP,         /* UC: PSN gap, message dropped until FIRST/ONLY */
+	RESP_DROP_OP_SEQ,         /* UC: MIDDLE/LAST with no message open */
+	RESP_DROP_NO_WQE,         /* UC/UD: receive queue empty */
+	RESP_DROP_LENGTH,         /* UC/UD: payload length against MTU or RETH */
+	RESP_DROP_ACCESS,         /* UC: WRITE not enabled, or rkey violation */
+	RESP_DROP_COUNT
+};
+const char *resp_drop_str(enum resp_drop d);
+
+/* Per-QP responder counters. */
+struct resp_stats {
+	uint64_t requests;           /* request packets handed to the responder */
+	uint64_t acks;               /* ACKNOWLEDGE packets with an ACK syndrome */
+	uint64_t naks[RESP_NAK_COUNT];
+	uint64_t rnr_naks;
+	uint64_t read_responses;     /* READ response packets */
+	uint64_t atomic_acks;
+	uint64_t duplicates;         /* RC packets behind the expected PSN */
+	uint64_t out_of_seq;         /* RC packets ahead of it (all dropped) */
+	uint64_t bytes_placed;       /* bytes written to host memory (UD GRH included) */
+	uint64_t bytes_read;         /* bytes sent in READ responses */
+	uint64_t atomics;            /* atomics executed (replays excluded) */
+	uint64_t messages;           /* messages completed (MSN increments) */
+	uint64_t recv_cqes;          /* receive completions written */
+	uint64_t drops[RESP_DROP_COUNT];
 };
 
-/* The QP enters RTR: start expecting rq_psn. */
+/* A READ or atomic the responder has accepted, kept for replay (C9-148). */
+struct resp_res {
+	uint8_t kind;           /* RESP_RES_NONE, _READ, _ATOMIC */
+	uint32_t first_psn;
+	uint32_t last_psn;
+	uint64_t va;            /* READ: RETH of the original request */
+	uint32_t rkey;
+	uint32_t len;
+	uint64_t orig;          /* atomic: the value before it executed */
+};
+
+enum { RESP_RES_NONE = 0, RESP_RES_READ = 1, RESP_RES_ATOMIC = 2 };
+
+/* The receive WQE being filled by a SEND (held from FIRST to LAST). */
+struct resp_rwqe {
+	bool valid;
+	uint32_t ctr;           /* receive-ring counter of the WQE */
+	uint32_t sge_i;         /* next data segment to fill */
+	uint32_t sge_off;       /* bytes already in that segment */
+	uint64_t placed;        /* message bytes placed so far */
+};
+
+/* The RDMA WRITE in progress. */
+struct resp_write {
+	uint64_t va;            /* next byte */
+	uint32_t rkey;
+	uint32_t len;           /* RETH DMA length */
+	uint32_t resid;         /* bytes still expected */
+};
+
+/* Which message is open (between FIRST and LAST). */
+enum { RESP_OPEN_NONE = 0, RESP_OPEN_SEND = 1, RESP_OPEN_WRITE = 2 };
+
+/* The responder's state for one QP. */
+struct eng_resp {
+	uint32_t epsn;          /* expected PSN */
+	uint32_t ack_psn;       /* PSN after the last SEND/WRITE/atomic executed */
+	uint32_t msn;           /* message sequence number, 24 bits */
+	uint8_t open;           /* RESP_OPEN_* */
+	bool sent_psn_nak;      /* RC: a PSN NAK is outstanding */
+	bool drop_msg;          /* UC: dropping until the next FIRST/ONLY */
+	uint16_t ip_id;         /* IPv4 identification of the next response */
+	struct resp_rwqe wqe;
+	struct resp_write wr;
+	uint32_t res_head;      /* next resource slot to reuse */
+	struct resp_res res[RESP_MAX_RD_ATOMIC];
+	uint32_t last_path;     /* states the last packet went through (1 << state) */
+	struct resp_stats stats;
+};
+
+/* The QP enters RTR: start expecting rq_psn, MSN 0, no resources. */
 void resp_start(struct nic *n, struct qpc *q);
 
 /* One request packet for @q that passed the receive filters. */

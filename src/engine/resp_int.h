@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resp_int.h - what the responder's files share: the per-packet context,
+ * data placement and the receive queue (resp_place.c), responder resources
+ * and atomics (resp_res.c), and the frames it sends (resp_reply.c).
+ */
+#ifndef WQE_ENGINE_RESP_INT_H
+#define WQE_ENGINE_RESP_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/nic.h"
+#include "engine/responder.h"
+#include "wqe/wire.h"
+
+#define RESP_PSN_MASK 0xffffffu
+/* Largest message and RETH DMA length (IBTA: 2^31). */
+#define RESP_MAX_MSG (1u << 31)
+/* A UD message may be as large as the port MTU. */
+#define RESP_UD_MTU 4096u
+/* Bytes of the GRH area at the start of a UD receive buffer. */
+#define RESP_GRH_LEN 40u
+
+/* The states of one pass (responder.c), in the order a clean packet meets
+ * them, then the error states. At most 32 (eng_resp.last_path is a mask). */
+enum resp_state {
+	RS_CHK_PSN = 0,
+	RS_CHK_OP_SEQ,
+	RS_CHK_OP_VALID,
+	RS_CHK_RESOURCE,
+	RS_CHK_LENGTH,
+	RS_CHK_RKEY,
+	RS_EXECUTE,
+	RS_READ_REPLY,
+	RS_ATOMIC_REPLY,
+	RS_COMPLETE,
+	RS_ACKNOWLEDGE,
+	RS_DUPLICATE,
+	RS_ERR_PSN_SEQ,
+	RS_ERR_INV_REQ,
+	RS_ERR_ACCESS,
+	RS_ERR_RNR,
+	RS_ERR_LENGTH,
+	RS_ERR_LOC_LEN,
+	RS_ERR_LOC_PROT,
+	RS_ERR_INVALIDATE,
+	RS_DROP,
+	RS_ERROR,
+	RS_DONE,
+	RS_COUNT
+};
+
+/* "CHK_PSN", ...; "unknown" outside the enum. */
+const char *resp_state_str(enum resp_state s);
+
+/* Everything one pass of the state machine knows about its packet. */
+struct resp_ctx {
+	struct nic *n;
+	struct qpc *q;
+	struct eng_resp *r;
+	const struct wqe_pkt *p;
+	struct wqe_wire_opinfo oi;
+	uint8_t syndrome;           /* AETH of the answer: ACK unless an error */
+	uint8_t status;             /* enum wqe_wc_status of the receive CQE */
+	bool goto_error;            /* the QP goes to ERR after answering */
+	enum resp_drop drop;        /* why, when the packet is dropped */
+	uint8_t *host;              /* WRITE/atomic target, resolved */
+	struct resp_res *res;       /* READ/atomic being answered */
+	bool replay;                /* ... as a duplicate */
+	uint32_t rd_psn;            /* READ: PSN of the first response to send */
+	uint64_t rd_va;             /* READ: first byte to send */
+	uint32_t rd_len;            /* READ: bytes to send */
+};
+
+/* Signed distance a - b in the 24-bit PSN space (rxe psn_compare). */
+static inline int32_t psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+static inline bool role_starts(const struct wqe_wire_opinfo *oi)
+{
+	return oi->role == WQE_ROLE_FIRST || oi->role == WQE_ROLE_ONLY;
+}
+
+static inline bool role_ends(const struct wqe_wire_opinfo *oi)
+{
+	return oi->role == WQE_ROLE_LAST || oi->role == WQE_ROLE_ONLY;
+}
+
+static inline bool kind_is_atomic(const struct wqe_wire_opinfo *oi)
+{
+	return oi->kind == WQE_KIND_COMPARE_SWAP || oi->kind == WQE_KIND_FETCH_ADD;
+}
+
+/* Payload bytes per packet on this QP. */
+uint32_t resp_mtu(const struct qpc *q);
+
+/* ---- resp_place.c: the receive queue and data placement ---- */
+
+/* Why placing into the receive WQE failed. */
+enum resp_place_err {
+	RESP_PLACE_OK = 0,
+	RESP_PLACE_LEN,   /* the WQE's buffers are too small */
+	RESP_PLACE_PROT,  /* an SGE's lkey, PD, LOCAL_WRITE or bounds is bad */
+};
+
+/* Holds the receive WQE at the consumer counter; false if the RQ is empty. */
+bool resp_rq_take(struct resp_ctx *c);
+/* Forgets what was placed into the held WQE (it stays in the ring). */
+void resp_rq_rewind(struct eng_resp *r);
+/* Scatters the packet's payload (UD: the GRH area first) into the held
+ * WQE: every piece is checked before any byte is written. */
+enum resp_place_err resp_rq_place(struct resp_ctx *c);
+/* Writes the receive CQE of the held WQE with c->status and retires it;
+ * false if the CQ overran. */
+bool resp_rq_complete(struct resp_ctx *c);
+
+/* ---- resp_res.c: responder resources and atomics ---- */
+
+/* Takes the oldest resource slot for a new READ or atomic at c->p. */
+struct resp_res *resp_res_new(struct resp_ctx *c, uint8_t kind);
+/* The resource whose PSN range holds @psn, or NULL. */
+struct resp_res *resp_res_find(struct eng_resp *r, const struct qpc *q, uint32_t psn);
+/* Executes the atomic of c->p on c->host; returns the original value. */
+uint64_t resp_atomic_exec(const struct resp_ctx *c);
+
+/* ---- resp_reply.c: the frames the responder sends ---- */
+
+/* ACKNOWLEDGE with @syndrome, @psn and the current MSN (counted by kind). */
+void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn);
+/* ATOMIC_ACKNOWLEDGE for c->res at the packet's PSN. */
+void resp_send_atomic_ack(struct resp_ctx *c);
+/* READ responses for c->rd_*; false if the rkey no longer allows it. */
+bool resp_send_read(struct resp_ctx *c);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Responder resources: the READ and atomic requests a QP has accepted,
+ * kept so that a duplicate is answered again without executing again. The
+ * ring has max_dest_rd_atomic entries (at most RESP_MAX_RD_ATOMIC); the
+ * requester never has more outstanding, so the oldest is reused (rxe
+ * rxe_prepare_res()).
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "engine/resp_int.h"
+
+static uint32_t nres(const struct qpc *q)
+{
+	uint32_t m = q->max_dest_rd_atomic;
+
+	if (m == 0)
+		return 1;
+	return m < RESP_MAX_RD_ATOMIC ? m : RESP_MAX_RD_ATOMIC;
+}
+
+struct resp_res *resp_res_new(struct resp_ctx *c, uint8_t kind)
+{
+	struct eng_resp *r = c->r;
+	const struct wqe_pkt *p = c->p;
+	uint32_t max = nres(c->q);
+	struct resp_res *res = &r->res[r->res_head % max];
+
+	r->res_head = (r->res_head + 1) % max;
+	memset(res, 0, sizeof(*res));
+	res->kind = kind;
+	res->first_psn = p->bth.psn;
+	res->last_psn = p->bth.psn;
+	if (kind == RESP_RES_READ) {
+		uint32_t mtu = resp_mtu(c->q);
+		uint32_t npkts = p->reth.dma_len ? (p->reth.dma_len + mtu - 1) / mtu : 1;
+
+		res->va = p->reth.va;
+		res->rkey = p->reth.rkey;
+		res->len = p->reth.dma_len;
+		res->last_psn = (p->bth.psn + npkts - 1) & RESP_PSN_MASK;
+	}
+	return res;
+}
+
+struct resp_res *resp_res_find(struct eng_resp *r, const struct qpc *q, uint32_t psn)
+{
+	uint32_t max = nres(q);
+
+	for (uint32_t i = 0; i < max; i++) {
+		struct resp_res *res = &r->res[i];
+
+		if (res->kind != RESP_RES_NONE && psn_diff(psn, res->first_psn) >= 0 &&
+		    psn_diff(psn, res->last_psn) <= 0)
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * The target is host memory holding a host-order uint64_t, as a verbs
+ * program sees it; chk_rkey() made sure it is 8-byte aligned, so it can be
+ * accessed as an _Atomic uint64_t and the operation is atomic against any
+ * other C11 atomic access, on this NIC or by the host.
+ * COMPARE_SWAP: if the value equals the compare operand it becomes the
+ * swap operand; FETCH_ADD adds modulo 2^64. Both return the value before.
+ */
+uint64_t resp_atomic_exec(const struct resp_ctx *c)
+{
+	_Atomic uint64_t *v = (_Atomic uint64_t *)(void *)c->host;
+	const struct wqe_atomiceth *a = &c->p->atomiceth;
+
+	if (c->oi.kind == WQE_KIND_COMPARE_SWAP) {
+		uint64_t expected = a->compare;
+
+		/* On failure @expected receives the current value: either way
+		 * it ends up holding the original. */
+		atomic_compare_exchange_strong(v, &expected, a->swap_add);
+		return expected;
+	}
+	return atomic_fetch_add(v, a->swap_add);
+}

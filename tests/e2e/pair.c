@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+#include "pair.h"
+
+#include <string.h>
+
+static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr)
+{
+	struct wqe_context_attr ca;
+	struct wqe_qp_init_attr ia;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.format = WQE_FORMAT_MLX5;
+	ca.mac[0] = 0x02;
+	ca.mac[5] = (uint8_t)idx;
+	ca.num_gids = 1;
+	ca.gid[0].raw[10] = 0xff;
+	ca.gid[0].raw[11] = 0xff;
+	ca.gid[0].raw[12] = 192;
+	ca.gid[0].raw[14] = 2;
+	ca.gid[0].raw[15] = (uint8_t)idx;
+	e->ctx = wqe_open_context(&ca);
+	if (!e->ctx)
+		return -1;
+	e->pd = wqe_alloc_pd(e->ctx);
+	e->scq = wqe_create_cq(e->ctx, 65536);
+	e->rcq = wqe_create_cq(e->ctx, 65536);
+	if (!e->pd || !e->scq || !e->rcq)
+		return -1;
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->scq;
+	ia.recv_cq = e->rcq;
+	ia.qp_type = t;
+	ia.cap.max_send_wr = max_wr;
+	ia.cap.max_recv_wr = max_wr;
+	ia.cap.max_send_sge = 4;
+	ia.cap.max_recv_sge = 4;
+	ia.cap.max_inline_data = 64;
+	e->qp = wqe_create_qp(e->pd, &ia);
+	return e->qp ? 0 : -1;
+}
+
+static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wqe_qp_type t,
+		      enum wqe_mtu mtu)
+{
+	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
+	struct wqe_ah_attr aa;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.dmac[0] = 0x02;
+	aa.dmac[5] = (uint8_t)peer_idx;
+	aa.grh.dgid.raw[10] = 0xff;
+	aa.grh.dgid.raw[11] = 0xff;
+	aa.grh.dgid.raw[12] = 192;
+	aa.grh.dgid.raw[14] = 2;
+	aa.grh.dgid.raw[15] = (uint8_t)peer_idx;
+	aa.grh.hop_limit = 64;
+	for (int i = 0; i < 3; i++) {
+		struct wqe_qp_attr a;
+		int mask;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = steps[i];
+		mask = WQE_QP_STATE;
+		if (steps[i] == WQE_QPS_INIT) {
+			a.port_num = 1;
+			mask |= WQE_QP_PKEY_INDEX | WQE_QP_PORT;
+			if (t == WQE_QPT_UD) {
+				a.qkey = 0x11111111;
+				mask |= WQE_QP_QKEY;
+			} else {
+				a.qp_access_flags = WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ |
+						    WQE_ACCESS_REMOTE_ATOMIC;
+				mask |= WQE_QP_ACCESS_FLAGS;
+			}
+		} else if (steps[i] == WQE_QPS_RTR && t != WQE_QPT_UD) {
+			a.path_mtu = mtu;
+			a.dest_qp_num = wqe_qp_num(peer->qp);
+			a.rq_psn = 0x1000;
+			a.ah_attr = aa;
+			mask |= WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN;
+			if (t == WQE_QPT_RC) {
+				a.max_dest_rd_atomic = 16;
+				a.min_rnr_timer = 1;
+				mask |= WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER;
+			}
+		} else if (steps[i] == WQE_QPS_RTS) {
+			a.sq_psn = 0x1000;
+			mask |= WQE_QP_SQ_PSN;
+			if (t == WQE_QPT_RC) {
+				a.timeout = 8; /* about 1 ms */
+				a.retry_cnt = 7;
+				a.rnr_retry = 7;
+				a.max_rd_atomic = 16;
+				mask |= WQE_QP_TIMEOUT | WQE_QP_RETRY_CNT | WQE_QP_RNR_RETRY |
+					WQE_QP_MAX_QP_RD_ATOMIC;
+			}
+		}
+		if (wqe_modify_qp(e->qp, &a, mask))
+			return -1;
+	}
+	if (t == WQE_QPT_UD) {
+		e->ah = wqe_create_ah(e->pd, &aa);
+		if (!e->ah)
+			return -1;
+	}
+	return 0;
+}
+
+int pair_open(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
+	      const struct wqe_fault_cfg *faults, uint32_t max_wr)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = t;
+	p->loop = wqe_link_loopback_create();
+	if (!p->loop)
+		return -1;
+	p->link = faults ? wqe_link_fault_create(p->loop, faults) : p->loop;
+	if (!p->link || ep_open(&p->a, 1, t, max_wr) || ep_open(&p->b, 2, t, max_wr))
+		return -1;
+	if (wqe_context_attach_link(p->a.ctx, p->link) ||
+	    wqe_context_attach_link(p->b.ctx, p->link))
+		return -1;
+	if (connect_ep(&p->a, &p->b, 2, t, mtu) || connect_ep(&p->b, &p->a, 1, t, mtu))
+		return -1;
+	return 0;
+}
+
+static void ep_close(struct ep *e)
+{
+	if (e->ah)
+		wqe_destroy_ah(e->ah);
+	if (e->qp)
+		wqe_destroy_qp(e->qp);
+	if (e->scq)
+		wqe_destroy_cq(e->scq);
+	if (e->rcq)
+		wqe_destroy_cq(e->rcq);
+	if (e->pd)
+		wqe_dealloc_pd(e->pd);
+	if (e->ctx) {
+		wqe_context_attach_link(e->ctx, NULL);
+		wqe_close_context(e->ctx);
+	}
+}
+
+void pair_close(struct pair *p)
+{
+	ep_close(&p->a);
+	ep_close(&p->b);
+	if (p->link && p->link != p->loop)
+		wqe_link_destroy(p->link);
+	if (p->loop)
+		wqe_link_destroy(p->loop);
+}
+
+void pair_spin(struct pair *p, int rounds)
+{
+	for (int i = 0; i < rounds; i++) {
+		wqe_progress(p->a.ctx);
+		wqe_progress(p->b.ctx);
+	}
+}
+
+int pair_wait(struct pair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, int max_rounds)
+{
+	int got = 0;
+
+	for (int i = 0; i < max_rounds && got < n; i++) {
+		int r;
+
+		pair_spin(p, 1);
+		r = wqe_poll_cq(cq, n - got, wc + got);
+		if (r > 0)
+			got += r;
+	}
+	return got;
+}
