@@ -133,9 +133,11 @@ WQE_API int wqe_context_set_clock(struct wqe_context *ctx, uint64_t (*now)(void 
 WQE_API int wqe_context_set_pcap(struct wqe_context *ctx, const char *path);
 
 /*
- * Per-QP counters kept by the engine: what each WQE cost in host-memory
- * transactions (the WQE fetch in 64-byte blocks, one payload read per
- * non-empty SGE; none for inline payload), and what it became.
+ * Per-QP counters kept by the engine.
+ * Requester: what each WQE cost in host-memory transactions (the WQE fetch
+ * in 64-byte blocks, one payload read per non-empty SGE; none for inline
+ * payload), what it became, stalls, errors, retries.
+ * Responder: what arrived and what was answered.
  */
 struct wqe_qp_stats {
 	uint64_t wqes_fetched;
@@ -143,12 +145,29 @@ struct wqe_qp_stats {
 	uint64_t payload_reads;
 	uint64_t payload_bytes;
 	uint64_t inline_wqes;
-	uint64_t fence_stalls;
-	uint64_t rd_atomic_stalls;
-	uint64_t packets_sent;
+	uint64_t fence_stalls;     /* a FENCE WQE waited for READs/atomics */
+	uint64_t rd_atomic_stalls; /* a READ/atomic waited for max_rd_atomic */
+	uint64_t packets_sent;     /* request packets, retransmissions included */
 	uint64_t bytes_sent;
-	uint64_t wqe_errors;
+	uint64_t packets_received; /* packets that passed the receive filters */
+	uint64_t wqe_errors;       /* WQEs completed with an error (not flush) */
 	uint64_t flushed;
+	uint64_t retransmits;      /* go-back-N sequences started */
+	uint64_t timeouts;         /* retransmit timer expiries */
+	uint64_t rnr_naks_received;
+	uint64_t seq_naks_received;
+	/* responder */
+	uint64_t requests_received;
+	uint64_t acks_sent;
+	uint64_t naks_sent;        /* NAK PSN sequence, invalid request, access, op */
+	uint64_t rnr_naks_sent;
+	uint64_t read_responses_sent;
+	uint64_t atomic_acks_sent;
+	uint64_t duplicates;       /* requests behind the expected PSN */
+	uint64_t out_of_sequence;  /* requests ahead of it */
+	uint64_t bytes_placed;
+	uint64_t messages_received;
+	uint64_t responder_drops;  /* requests dropped by the responder, any reason */
 };
 
 /* Copies @qp's counters. Returns 0 or EINVAL. */

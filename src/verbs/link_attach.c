@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Attaching links and the capture tap to a context; statistics; progress. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "engine/rx.h"
@@ -64,6 +65,25 @@ int wqe_context_set_pcap(struct wqe_context *ctx, const char *path)
 	return 0;
 }
 
+static void fill_resp_stats(const struct resp_stats *r, struct wqe_qp_stats *s)
+{
+	memset(&s->requests_received, 0,
+	       sizeof(*s) - offsetof(struct wqe_qp_stats, requests_received));
+	s->requests_received = r->requests;
+	s->acks_sent = r->acks;
+	for (unsigned i = 0; i < RESP_NAK_COUNT; i++)
+		s->naks_sent += r->naks[i];
+	s->rnr_naks_sent = r->rnr_naks;
+	s->read_responses_sent = r->read_responses;
+	s->atomic_acks_sent = r->atomic_acks;
+	s->duplicates = r->duplicates;
+	s->out_of_sequence = r->out_of_seq;
+	s->bytes_placed = r->bytes_placed;
+	s->messages_received = r->messages;
+	for (unsigned i = 0; i < RESP_DROP_COUNT; i++)
+		s->responder_drops += r->drops[i];
+}
+
 int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *s)
 {
 	const struct nic_qp_stats *e;
@@ -80,8 +100,14 @@ int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *s)
 	s->rd_atomic_stalls = e->rd_atomic_stalls;
 	s->packets_sent = e->packets_sent;
 	s->bytes_sent = e->bytes_sent;
+	s->packets_received = e->packets_received;
 	s->wqe_errors = e->wqe_errors;
 	s->flushed = e->flushed;
+	s->retransmits = e->retransmits;
+	s->timeouts = e->timeouts;
+	s->rnr_naks_received = e->rnr_naks_received;
+	s->seq_naks_received = e->seq_naks_received;
+	fill_resp_stats(&qp->qpc.eng->resp.stats, s);
 	return 0;
 }
 

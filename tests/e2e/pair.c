@@ -2,8 +2,19 @@
 #include "pair.h"
 
 #include <string.h>
+#include <time.h>
 
-static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr)
+const struct pair_opts pair_defaults = {
+	.timeout = 8, /* about 1 ms */
+	.retry_cnt = 7,
+	.rnr_retry = 7,
+	.min_rnr_timer = 1,
+	.max_rd_atomic = 16,
+	.max_inline = 64,
+};
+
+static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,
+		   const struct pair_opts *o)
 {
 	struct wqe_context_attr ca;
 	struct wqe_qp_init_attr ia;
@@ -34,13 +45,13 @@ static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr)
 	ia.cap.max_recv_wr = max_wr;
 	ia.cap.max_send_sge = 4;
 	ia.cap.max_recv_sge = 4;
-	ia.cap.max_inline_data = 64;
+	ia.cap.max_inline_data = o->max_inline;
 	e->qp = wqe_create_qp(e->pd, &ia);
 	return e->qp ? 0 : -1;
 }
 
 static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wqe_qp_type t,
-		      enum wqe_mtu mtu)
+		      enum wqe_mtu mtu, const struct pair_opts *o)
 {
 	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
 	struct wqe_ah_attr aa;
@@ -81,17 +92,17 @@ static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wq
 			mask |= WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN;
 			if (t == WQE_QPT_RC) {
 				a.max_dest_rd_atomic = 16;
-				a.min_rnr_timer = 1;
+				a.min_rnr_timer = o->min_rnr_timer;
 				mask |= WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER;
 			}
 		} else if (steps[i] == WQE_QPS_RTS) {
 			a.sq_psn = 0x1000;
 			mask |= WQE_QP_SQ_PSN;
 			if (t == WQE_QPT_RC) {
-				a.timeout = 8; /* about 1 ms */
-				a.retry_cnt = 7;
-				a.rnr_retry = 7;
-				a.max_rd_atomic = 16;
+				a.timeout = o->timeout;
+				a.retry_cnt = o->retry_cnt;
+				a.rnr_retry = o->rnr_retry;
+				a.max_rd_atomic = o->max_rd_atomic;
 				mask |= WQE_QP_TIMEOUT | WQE_QP_RETRY_CNT | WQE_QP_RNR_RETRY |
 					WQE_QP_MAX_QP_RD_ATOMIC;
 			}
@@ -110,18 +121,25 @@ static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wq
 int pair_open(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 	      const struct wqe_fault_cfg *faults, uint32_t max_wr)
 {
+	return pair_open_opts(p, t, mtu, faults, max_wr, &pair_defaults);
+}
+
+int pair_open_opts(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
+		   const struct wqe_fault_cfg *faults, uint32_t max_wr,
+		   const struct pair_opts *o)
+{
 	memset(p, 0, sizeof(*p));
 	p->type = t;
 	p->loop = wqe_link_loopback_create();
 	if (!p->loop)
 		return -1;
 	p->link = faults ? wqe_link_fault_create(p->loop, faults) : p->loop;
-	if (!p->link || ep_open(&p->a, 1, t, max_wr) || ep_open(&p->b, 2, t, max_wr))
+	if (!p->link || ep_open(&p->a, 1, t, max_wr, o) || ep_open(&p->b, 2, t, max_wr, o))
 		return -1;
 	if (wqe_context_attach_link(p->a.ctx, p->link) ||
 	    wqe_context_attach_link(p->b.ctx, p->link))
 		return -1;
-	if (connect_ep(&p->a, &p->b, 2, t, mtu) || connect_ep(&p->b, &p->a, 1, t, mtu))
+	if (connect_ep(&p->a, &p->b, 2, t, mtu, o) || connect_ep(&p->b, &p->a, 1, t, mtu, o))
 		return -1;
 	return 0;
 }
@@ -167,6 +185,30 @@ int pair_wait(struct pair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, int m
 	int got = 0;
 
 	for (int i = 0; i < max_rounds && got < n; i++) {
+		int r;
+
+		pair_spin(p, 1);
+		r = wqe_poll_cq(cq, n - got, wc + got);
+		if (r > 0)
+			got += r;
+	}
+	return got;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int pair_wait_time(struct pair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, double seconds)
+{
+	double end = now_s() + seconds;
+	int got = 0;
+
+	while (got < n && now_s() < end) {
 		int r;
 
 		pair_spin(p, 1);

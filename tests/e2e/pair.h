@@ -15,6 +15,17 @@ struct ep {
 	struct wqe_ah *ah; /* UD: address of the other side */
 };
 
+/* Connection parameters (RC); pair_open() uses pair_defaults when NULL. */
+struct pair_opts {
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint32_t max_inline;
+};
+extern const struct pair_opts pair_defaults;
+
 struct pair {
 	struct wqe_link *loop;
 	struct wqe_link *link; /* what the contexts attach to (loop or a fault link) */
@@ -26,6 +37,11 @@ struct pair {
  * @faults NULL for a plain loopback. Returns 0 or -1. */
 int pair_open(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 	      const struct wqe_fault_cfg *faults, uint32_t max_wr);
+int pair_open_opts(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
+		   const struct wqe_fault_cfg *faults, uint32_t max_wr,
+		   const struct pair_opts *o);
+/* Progress until @cq has @n completions or @seconds of real time passed. */
+int pair_wait_time(struct pair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, double seconds);
 void pair_close(struct pair *p);
 /* Progress on both sides until @cq has @n completions or @max_rounds pass;
  * returns how many were written to @wc. */

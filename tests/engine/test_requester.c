@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "verbs/verbs_int.h"
 #include "wqe/link.h"
+#include "wqe/model.h"
 #include "wqe/verbs.h"
 #include "wqe/wire.h"
 
@@ -417,6 +419,63 @@ static void test_fence(void)
 	wqe_destroy_qp(qp);
 }
 
+/* A raw ring writer bypasses post-time checks: the engine checks again.
+ * @how: 0 DS of zero, 1 unknown opcode, 2 READ on UC, 3 another QP's
+ * number, 4 DS past the posted blocks. */
+static void raw_case(int how)
+{
+	struct wqe_qp *qp = make_qp(WQE_QPT_UC, WQE_MTU_1024, 0);
+	struct wqe_encode_qp eqp = {WQE_QPT_UC, wqe_qp_num(qp), 4, qp->cap.max_inline_data, 0};
+	struct wqe_ring_view v = {qp->sq.buf, qp->sq.nblocks};
+	struct wqe_send_wr w, good, *bad;
+	struct wqe_sge s;
+	struct wqe_qp_attr a;
+	struct wqe_wc wc[4];
+	uint8_t *blk = qp->sq.buf;
+	uint8_t db[8];
+	uint32_t nb;
+
+	wqe_link_sink_clear(sink);
+	memset(&w, 0, sizeof(w));
+	sge_of(&s, mr, 0, 64);
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = how == 2 ? WQE_WR_RDMA_READ : WQE_WR_RDMA_WRITE;
+	CHECK_EQ(wqe_encode(WQE_FORMAT_MLX5, &eqp, &w, &v, 0, 0, &nb), 0);
+	if (how == 0)
+		blk[7] = 0;
+	if (how == 1)
+		blk[3] = 0x77;
+	if (how == 3)
+		blk[6] ^= 1;
+	if (how == 4)
+		blk[7] = 0x3f;
+	/* Publish one block and ring the doorbell, as a driver would. */
+	qp->sq.pi = 1;
+	qp->sq.posted_wqes = 1;
+	qp->sq_wrid[0] = 55;
+	sq_ring_publish(&qp->sq);
+	memcpy(db, blk, 8);
+	db[4] = (uint8_t)(wqe_qp_num(qp) >> 16);
+	db[5] = (uint8_t)(wqe_qp_num(qp) >> 8);
+	db[6] = (uint8_t)wqe_qp_num(qp);
+	nic_doorbell(qp->context->nic, db);
+	/* And a good request behind it, which must be flushed. */
+	good = w;
+	good.opcode = WQE_WR_RDMA_WRITE;
+	good.wr_id = 56;
+	CHECK_EQ(wqe_post_send(qp, &good, &bad), 0);
+	CHECK_EQ(wqe_poll_cq(cq, 4, wc), 2);
+	CHECK_EQ(wc[0].wr_id, 55);
+	CHECK_EQ(wc[0].status, WQE_WC_LOC_QP_OP_ERR);
+	CHECK_EQ(wc[1].wr_id, 56);
+	CHECK_EQ(wc[1].status, WQE_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wqe_link_sink_count(sink), 0);
+	CHECK_EQ(wqe_query_qp(qp, &a, 0, NULL), 0);
+	CHECK_EQ(a.qp_state, WQE_QPS_ERR);
+	wqe_destroy_qp(qp);
+}
+
 int main(void)
 {
 	static const enum wqe_mtu mtus[] = {WQE_MTU_256, WQE_MTU_1024, WQE_MTU_4096};
@@ -447,6 +506,8 @@ int main(void)
 	test_inline_cost();
 	test_keys();
 	test_fence();
+	for (int how = 0; how < 5; how++)
+		raw_case(how);
 	wqe_context_attach_link(ctx, NULL);
 	CHECK_EQ(wqe_link_destroy(sink), 0);
 	wqe_dereg_mr(mr);

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every error status a remote or transport fault produces, end to end, and
+ * after each one every outstanding request of both queues of the failed QP
+ * flushed: REM_ACCESS_ERR, REM_INV_REQ_ERR (with the responder's
+ * LOC_LEN_ERR), REM_OP_ERR (with the responder's LOC_PROT_ERR),
+ * RNR_RETRY_EXC_ERR, RETRY_EXC_ERR (a dead link, in bounded time),
+ * LOC_LEN_ERR (a UD message over the MTU); and a READ whose responses are
+ * lost is retried and completes.
+ */
+#include <string.h>
+
+#include "pair.h"
+#include "testutil.h"
+
+static uint8_t a_buf[65536], b_buf[65536];
+
+struct env {
+	struct pair p;
+	struct wqe_mr *a, *b;
+};
+
+static void env_open(struct env *e, enum wqe_qp_type t, const struct wqe_fault_cfg *f,
+		     const struct pair_opts *o)
+{
+	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
+			     WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC;
+
+	CHECK_EQ(pair_open_opts(&e->p, t, WQE_MTU_1024, f, 16, o ? o : &pair_defaults), 0);
+	e->a = wqe_reg_mr(e->p.a.pd, a_buf, sizeof(a_buf), all);
+	e->b = wqe_reg_mr(e->p.b.pd, b_buf, sizeof(b_buf), all);
+	CHECK(e->a && e->b);
+}
+
+static void env_close(struct env *e)
+{
+	wqe_dereg_mr(e->a);
+	wqe_dereg_mr(e->b);
+	pair_close(&e->p);
+}
+
+static void recv_on(struct ep *ep, struct wqe_mr *m, uint8_t *buf, uint32_t len, uint32_t lkey_xor,
+		    uint64_t id)
+{
+	struct wqe_sge s = {(uint64_t)(uintptr_t)buf, len, m->lkey ^ lkey_xor};
+	struct wqe_recv_wr r = {.wr_id = id, .sg_list = &s, .num_sge = 1}, *bad;
+
+	CHECK_EQ(wqe_post_recv(ep->qp, &r, &bad), 0);
+}
+
+/* Posts @first then two good SENDs behind it on A. */
+static void post_three(struct env *e, struct wqe_send_wr *first)
+{
+	struct wqe_sge s = {(uint64_t)(uintptr_t)a_buf, 16, e->a->lkey};
+	struct wqe_send_wr g[2], *bad;
+
+	memset(g, 0, sizeof(g));
+	for (int i = 0; i < 2; i++) {
+		g[i].wr_id = 101 + (uint64_t)i;
+		g[i].sg_list = &s;
+		g[i].num_sge = 1;
+		g[i].opcode = WQE_WR_SEND;
+		g[i].next = i ? NULL : &g[1];
+		if (e->p.type == WQE_QPT_UD) {
+			g[i].wr.ud.ah = e->p.a.ah;
+			g[i].wr.ud.remote_qpn = wqe_qp_num(e->p.b.qp);
+			g[i].wr.ud.remote_qkey = 0x11111111;
+		}
+	}
+	first->wr_id = 100;
+	first->send_flags |= WQE_SEND_SIGNALED;
+	first->next = g;
+	CHECK_EQ(wqe_post_send(e->p.a.qp, first, &bad), 0);
+}
+
+static enum wqe_qp_state state(struct wqe_qp *qp)
+{
+	struct wqe_qp_attr a;
+
+	wqe_query_qp(qp, &a, 0, NULL);
+	return a.qp_state;
+}
+
+/* A's three sends: @st then two flushes; A's two receives flushed. */
+static void check_a_failed(struct env *e, enum wqe_wc_status st, double seconds)
+{
+	struct wqe_wc wc[4];
+
+	CHECK_EQ(pair_wait_time(&e->p, e->p.a.scq, 3, wc, seconds), 3);
+	CHECK_EQ(wc[0].wr_id, 100);
+	CHECK_EQ(wc[0].status, st);
+	CHECK_EQ(wc[1].status, WQE_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wc[2].status, WQE_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wc[2].wr_id, 102);
+	CHECK_EQ(pair_wait_time(&e->p, e->p.a.rcq, 2, wc, 1.0), 2);
+	CHECK_EQ(wc[0].status, WQE_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wc[1].status, WQE_WC_WR_FLUSH_ERR);
+	CHECK_EQ(state(e->p.a.qp), WQE_QPS_ERR);
+}
+
+/* B's first receive completes with @st (or none if SUCCESS is given as
+ * "no completion expected"), the second is flushed, B is in ERR. */
+static void check_b_failed(struct env *e, int first_st)
+{
+	struct wqe_wc wc[3];
+	int n = first_st >= 0 ? 2 : 1;
+
+	CHECK_EQ(pair_wait_time(&e->p, e->p.b.rcq, n, wc, 1.0), n);
+	if (first_st >= 0)
+		CHECK_EQ(wc[0].status, (enum wqe_wc_status)first_st);
+	CHECK_EQ(wc[n - 1].status, WQE_WC_WR_FLUSH_ERR);
+	CHECK_EQ(state(e->p.b.qp), WQE_QPS_ERR);
+}
+
+static void arm_a_recvs(struct env *e)
+{
+	recv_on(&e->p.a, e->a, a_buf + 8192, 64, 0, 500);
+	recv_on(&e->p.a, e->a, a_buf + 8192, 64, 0, 501);
+}
+
+static void test_rem_access(void)
+{
+	struct env e;
+	struct wqe_sge s;
+	struct wqe_send_wr w;
+
+	env_open(&e, WQE_QPT_RC, NULL, NULL);
+	arm_a_recvs(&e);
+	recv_on(&e.p.b, e.b, b_buf, 64, 0, 1);
+	memset(&w, 0, sizeof(w));
+	s = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 64, e.a->lkey};
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = WQE_WR_RDMA_WRITE;
+	w.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b_buf;
+	w.wr.rdma.rkey = e.b->rkey ^ 0x100; /* no such key */
+	post_three(&e, &w);
+	check_a_failed(&e, WQE_WC_REM_ACCESS_ERR, 2.0);
+	check_b_failed(&e, -1);
+	env_close(&e);
+}
+
+static void test_rem_inv_req(void)
+{
+	struct env e;
+	struct wqe_sge s;
+	struct wqe_send_wr w;
+
+	env_open(&e, WQE_QPT_RC, NULL, NULL);
+	arm_a_recvs(&e);
+	recv_on(&e.p.b, e.b, b_buf, 100, 0, 1); /* too small for 2000 bytes */
+	recv_on(&e.p.b, e.b, b_buf, 100, 0, 2);
+	memset(&w, 0, sizeof(w));
+	s = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 2000, e.a->lkey};
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = WQE_WR_SEND;
+	post_three(&e, &w);
+	check_a_failed(&e, WQE_WC_REM_INV_REQ_ERR, 2.0);
+	check_b_failed(&e, WQE_WC_LOC_LEN_ERR);
+	env_close(&e);
+}
+
+static void test_rem_op(void)
+{
+	struct env e;
+	struct wqe_sge s;
+	struct wqe_send_wr w;
+
+	env_open(&e, WQE_QPT_RC, NULL, NULL);
+	arm_a_recvs(&e);
+	recv_on(&e.p.b, e.b, b_buf, 100, 0x4400, 1); /* a receive WQE with a bad lkey */
+	recv_on(&e.p.b, e.b, b_buf, 100, 0, 2);
+	memset(&w, 0, sizeof(w));
+	s = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 50, e.a->lkey};
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = WQE_WR_SEND;
+	post_three(&e, &w);
+	check_a_failed(&e, WQE_WC_REM_OP_ERR, 2.0);
+	check_b_failed(&e, WQE_WC_LOC_PROT_ERR);
+	env_close(&e);
+}
+
+static void test_rnr_exhausted(void)
+{
+	struct pair_opts o = pair_defaults;
+	struct env e;
+	struct wqe_sge s;
+	struct wqe_send_wr w;
+	struct wqe_wc wc;
+
+	o.rnr_retry = 2;
+	o.min_rnr_timer = 1; /* 10 us */
+	env_open(&e, WQE_QPT_RC, NULL, &o);
+	arm_a_recvs(&e);
+	memset(&w, 0, sizeof(w));
+	s = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 50, e.a->lkey};
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = WQE_WR_SEND;
+	post_three(&e, &w); /* B never posts a receive */
+	check_a_failed(&e, WQE_WC_RNR_RETRY_EXC_ERR, 5.0);
+	/* RNR is not an error of the responder: B stays up. */
+	CHECK_EQ(state(e.p.b.qp), WQE_QPS_RTS);
+	CHECK_EQ(wqe_poll_cq(e.p.b.rcq, 1, &wc), 0);
+	env_close(&e);
+}
+
+static void test_dead_link(void)
+{
+	struct pair_opts o = pair_defaults;
+	struct wqe_fault_cfg f = {.drop = 1.0, .seed = 3};
+	struct wqe_qp_stats st;
+	struct env e;
+	struct wqe_sge s;
+	struct wqe_send_wr w;
+
+	o.timeout = 1; /* 8.192 us */
+	o.retry_cnt = 3;
+	env_open(&e, WQE_QPT_RC, &f, &o);
+	arm_a_recvs(&e);
+	memset(&w, 0, sizeof(w));
+	s = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 3000, e.a->lkey};
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = WQE_WR_RDMA_WRITE;
+	w.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b_buf;
+	w.wr.rdma.rkey = e.b->rkey;
+	post_three(&e, &w);
+	check_a_failed(&e, WQE_WC_RETRY_EXC_ERR, 5.0);
+	CHECK_EQ(wqe_query_qp_stats(e.p.a.qp, &st), 0);
+	CHECK_EQ(st.timeouts, 4); /* the first try and three retries */
+	CHECK_EQ(st.retransmits, 3);
+	env_close(&e);
+}
+
+static void test_ud_too_long(void)
+{
+	struct env e;
+	struct wqe_sge s[2];
+	struct wqe_send_wr w;
+
+	env_open(&e, WQE_QPT_UD, NULL, NULL);
+	arm_a_recvs(&e);
+	memset(&w, 0, sizeof(w));
+	s[0] = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 3000, e.a->lkey};
+	s[1] = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf + 3000, 3000, e.a->lkey};
+	w.sg_list = s;
+	w.num_sge = 2;
+	w.opcode = WQE_WR_SEND;
+	w.wr.ud.ah = e.p.a.ah;
+	w.wr.ud.remote_qpn = wqe_qp_num(e.p.b.qp);
+	w.wr.ud.remote_qkey = 0x11111111;
+	post_three(&e, &w);
+	check_a_failed(&e, WQE_WC_LOC_LEN_ERR, 1.0);
+	env_close(&e);
+}
+
+/* A READ over a lossy link: lost responses are retried and the READ
+ * completes with the right bytes. */
+static void test_read_lost(void)
+{
+	struct wqe_fault_cfg f = {.drop = 0.2, .seed = 11};
+	struct wqe_qp_stats st;
+	struct env e;
+	struct wqe_sge s;
+	struct wqe_send_wr w, *bad;
+	struct wqe_wc wc;
+
+	env_open(&e, WQE_QPT_RC, &f, NULL);
+	for (size_t i = 0; i < 16384; i++)
+		b_buf[i] = (uint8_t)(i * 13 + 1);
+	memset(a_buf, 0, 16384);
+	memset(&w, 0, sizeof(w));
+	s = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 16384, e.a->lkey};
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = WQE_WR_RDMA_READ;
+	w.send_flags = WQE_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b_buf;
+	w.wr.rdma.rkey = e.b->rkey;
+	CHECK_EQ(wqe_post_send(e.p.a.qp, &w, &bad), 0);
+	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, 1, &wc, 10.0), 1);
+	CHECK_EQ(wc.status, WQE_WC_SUCCESS);
+	CHECK_MEM(a_buf, b_buf, 16384);
+	CHECK_EQ(wqe_query_qp_stats(e.p.a.qp, &st), 0);
+	CHECK(st.retransmits > 0);
+	env_close(&e);
+}
+
+int main(void)
+{
+	test_rem_access();
+	test_rem_inv_req();
+	test_rem_op();
+	test_rnr_exhausted();
+	test_dead_link();
+	test_ud_too_long();
+	test_read_lost();
+	return test_finish();
+}
