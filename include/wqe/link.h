@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wqe/trace.h"
 #include "wqe/types.h"
 #include "wqe/verbs.h"
 
@@ -172,6 +173,28 @@ struct wqe_qp_stats {
 
 /* Copies @qp's counters. Returns 0 or EINVAL. */
 WQE_API int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *stats);
+
+/*
+ * wqe_context_set_trace - call @fn with every engine event of @ctx
+ * (wqe/trace.h); NULL stops. Returns 0 or EINVAL.
+ */
+WQE_API int wqe_context_set_trace(struct wqe_context *ctx, wqe_trace_fn fn, void *arg);
+
+/*
+ * What the driver knows of a QP's send ring (the twin of mlx5dv_init_obj
+ * for a QP): where the ring is, its size, and the producer counter. A tool
+ * reads the WQE a request became at blocks [pi before the post, pi after).
+ */
+struct wqe_qp_dv {
+	const uint8_t *sq_buf;
+	uint32_t sq_nblocks;  /* 64-byte blocks, a power of two */
+	uint32_t sq_pi;       /* producer counter, free-running, in blocks */
+	uint32_t sq_ci;       /* blocks the engine has retired */
+	uint32_t max_wqe_bytes;
+	enum wqe_format format;
+};
+/* Fills @dv. Returns 0 or EINVAL. */
+WQE_API int wqe_qp_dv_query(const struct wqe_qp *qp, struct wqe_qp_dv *dv);
 
 /*
  * wqe_progress - let the context's NIC run: take doorbells, fetch and

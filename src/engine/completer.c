@@ -87,7 +87,7 @@ static void complete_head(struct qpc *q, enum wqe_wc_status st)
 			.byte_len = (uint32_t)f->len};
 
 	if (st != WQE_WC_SUCCESS || f->signaled)
-		cqc_push(q->send_cq, &c);
+		nic_push_cqe(q->eng->nic, q->send_cq, &c);
 	if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
 	    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD)
 		r->rd_atomic--;
@@ -117,6 +117,13 @@ static void retry_from(struct nic *n, struct qpc *q, uint32_t psn)
 	if (!f)
 		return;
 	q->eng->stats.retransmits++;
+	{
+		struct wqe_trace_event ev = {.kind = WQE_TRACE_RETRY, .qpn = q->qpn,
+					     .wqe_counter = f->start, .psn = psn,
+					     .reason = n->retry_why};
+
+		nic_trace(n, &ev);
+	}
 	r->fetch = f->start;
 	r->resume = true;
 	r->resume_first = f->first_psn;
@@ -127,7 +134,6 @@ static void retry_from(struct nic *n, struct qpc *q, uint32_t psn)
 	r->stalled = false;
 	r->retrans_at = 0;
 	q->eng->doorbell = true;
-	(void)n;
 }
 
 /* Transport retry: count down retry_cnt (7 counts down too: only rnr_retry
@@ -154,6 +160,7 @@ static bool ack_before(struct nic *n, struct qpc *q, uint32_t psn)
 		if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
 		    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD) {
 			/* Its responses were lost (C9-148). */
+			n->retry_why = "a later response implies lost READ/atomic responses";
 			transport_retry(n, q, r->comp_psn);
 			return false;
 		}
@@ -289,6 +296,7 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 		}
 		if (r->rnr_left != 7)
 			r->rnr_left--;
+		n->retry_why = "RNR NAK: the responder had no receive WQE";
 		retry_from(n, q, p->bth.psn);
 		r->rnr_at = nic_now(n) + rnr_timer_ns(wqe_aeth_value(syn));
 		return;
@@ -300,6 +308,7 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	switch (syn) {
 	case WQE_AETH_NAK_PSN_SEQ_ERR:
 		q->eng->stats.seq_naks_received++;
+		n->retry_why = "NAK PSN sequence error";
 		transport_retry(n, q, p->bth.psn);
 		return;
 	case WQE_AETH_NAK_INVALID_REQ:
@@ -368,6 +377,7 @@ int comp_timers(struct nic *n, struct qpc *q, uint64_t now)
 	if (r->retrans_at && now >= r->retrans_at && head(r)) {
 		q->eng->stats.timeouts++;
 		r->retrans_at = 0;
+		n->retry_why = "retransmit timeout";
 		transport_retry(n, q, r->comp_psn);
 		return 1;
 	}

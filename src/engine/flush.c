@@ -64,7 +64,7 @@ static int flush_sq(struct qpc *q)
 		struct cqe e = {.qpn = q->qpn, .wqe_counter = ci,
 				.status = WQE_WC_WR_FLUSH_ERR, .opcode = (uint8_t)wc_opcode_of(op)};
 
-		cqc_push(q->send_cq, &e);
+		nic_push_cqe(q->eng->nic, q->send_cq, &e);
 		sq_retire(sq, nb);
 		q->eng->stats.flushed++;
 		ci += nb;
@@ -91,7 +91,7 @@ static int flush_rq(struct qpc *q)
 		struct cqe e = {.qpn = q->qpn, .wqe_counter = ci, .is_recv = 1,
 				.status = WQE_WC_WR_FLUSH_ERR, .opcode = WQE_WC_RECV};
 
-		cqc_push(q->recv_cq, &e);
+		nic_push_cqe(q->eng->nic, q->recv_cq, &e);
 		atomic_store_explicit(&rq->ci, ci + 1, memory_order_release);
 	}
 	return n;

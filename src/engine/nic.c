@@ -45,6 +45,7 @@ int nic_qp_create(struct nic *n, struct qpc *q)
 	q->eng = calloc(1, sizeof(*q->eng));
 	if (!q->eng)
 		return ENOMEM;
+	q->eng->nic = n;
 	q->eng->req.nflight = q->sq->nblocks;
 	q->eng->req.inflight = calloc(q->sq->nblocks, sizeof(*q->eng->req.inflight));
 	if (!q->eng->req.inflight) {
@@ -88,6 +89,7 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 		uint32_t nfl = e->req.nflight;
 
 		memset(e, 0, sizeof(*e));
+		e->nic = n;
 		e->req.inflight = fl;
 		e->req.nflight = nfl;
 	}
@@ -97,11 +99,50 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 
 void nic_doorbell(struct nic *n, const uint8_t val[8])
 {
+	if (n->trace) {
+		struct wqe_trace_event ev = {.kind = WQE_TRACE_DOORBELL,
+					     .qpn = get_be32(val + 4) >> 8,
+					     .wqe_counter = get_be32(val) >> 8 & 0xffff,
+					     .frame = val, .len = 8};
+
+		nic_trace(n, &ev);
+	}
 	doorbell_write(&n->db, val);
+}
+
+void nic_trace(struct nic *n, struct wqe_trace_event *ev)
+{
+	if (!n->trace)
+		return;
+	ev->time_ns = n->clock_ns;
+	n->trace(n->trace_arg, ev);
+}
+
+bool nic_push_cqe(struct nic *n, struct cqc *cq, const struct cqe *e)
+{
+	if (n->trace) {
+		struct wqe_trace_event ev = {.kind = WQE_TRACE_CQE, .qpn = e->qpn,
+					     .wqe_counter = e->wqe_counter,
+					     .status = (enum wqe_wc_status)e->status,
+					     .is_recv = e->is_recv,
+					     .opcode = (enum wqe_wc_opcode)e->opcode,
+					     .byte_len = e->byte_len, .wc_flags = e->flags,
+					     .imm = e->imm, .src_qp = e->src_qp};
+
+		nic_trace(n, &ev);
+	}
+	return cqc_push(cq, e);
 }
 
 void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
 {
+	if (n->trace) {
+		struct wqe_trace_event ev = {.kind = WQE_TRACE_TX, .qpn = n->tx_qpn,
+					     .wqe_counter = n->tx_counter, .frame = frame,
+					     .len = len};
+
+		nic_trace(n, &ev);
+	}
 	if (n->tx.tap)
 		wqe_pcap_write(n->tx.tap, frame, len, n->clock_ns);
 	if (n->tx.xmit)

@@ -19,6 +19,7 @@
 #include "tables/keys.h"
 #include "tables/qpc.h"
 #include "wqe/desc.h"
+#include "wqe/trace.h"
 #include "wqe/wire.h"
 #include "engine/responder.h"
 #include "wqe/types.h"
@@ -85,6 +86,7 @@ struct eng_req {
 };
 
 struct eng_qp {
+	struct nic *nic;        /* the NIC this QP lives in */
 	struct nic_qp_stats stats;
 	struct eng_req req;
 	struct eng_resp resp;
@@ -120,6 +122,12 @@ struct nic {
 	uint64_t progress_calls;
 	uint64_t clock_ns;         /* timestamp of captured frames */
 	uint64_t rx_frames;
+	wqe_trace_fn trace;
+	void *trace_arg;
+	/* what the frames sent now belong to, for TX events */
+	uint32_t tx_qpn;
+	uint32_t tx_counter;
+	const char *retry_why;
 	uint64_t rx_drops[16];     /* by enum rx_drop */
 };
 
@@ -134,6 +142,12 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s);
 
 /* The doorbell register write of one post call (8 bytes). */
 void nic_doorbell(struct nic *n, const uint8_t val[8]);
+
+/* Reports @ev to the trace callback, if any (stamps the time). */
+void nic_trace(struct nic *n, struct wqe_trace_event *ev);
+
+/* Writes a completion into @cq (and reports it). False on overrun. */
+bool nic_push_cqe(struct nic *n, struct cqc *cq, const struct cqe *e);
 
 /* Sends one frame to the link and the tap. */
 void nic_xmit(struct nic *n, const uint8_t *frame, size_t len);

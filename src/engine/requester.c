@@ -39,7 +39,19 @@ struct fetched {
 	uint32_t niov;
 	uint32_t start;
 	uint32_t nblocks;
+	bool decoded;
+	enum wqe_check failed;  /* which check failed */
+	uint32_t failed_sge;
+	const char *why;
 };
+
+static enum wqe_wc_status refuse(struct fetched *f, enum wqe_check c, const char *why,
+				 enum wqe_wc_status st)
+{
+	f->failed = c;
+	f->why = why;
+	return st;
+}
 
 static bool op_is_rd_atomic(enum wqe_op op)
 {
@@ -56,21 +68,34 @@ static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f
 
 	f->start = e->req.fetch;
 	f->nblocks = 1;
+	f->decoded = false;
+	f->failed_sge = 0;
 	memcpy(f->buf, sq_ring_block(q->sq, f->start), WQE_BLOCK_SIZE);
 	e->stats.wqe_fetch_blocks++;
 	e->stats.wqes_fetched++;
-	if (wqe_peek_size(q->format, f->buf, WQE_BLOCK_SIZE, &size) || size == 0 ||
-	    size / WQE_BLOCK_SIZE > avail)
-		return WQE_WC_LOC_QP_OP_ERR;
+	if (wqe_peek_size(q->format, f->buf, WQE_BLOCK_SIZE, &size) || size == 0)
+		return refuse(f, WQE_CHECK_WELL_FORMED, "unreadable WQE size",
+			      WQE_WC_LOC_QP_OP_ERR);
+	if (size / WQE_BLOCK_SIZE > avail)
+		return refuse(f, WQE_CHECK_WELL_FORMED, "WQE runs past the doorbell record",
+			      WQE_WC_LOC_QP_OP_ERR);
 	f->nblocks = size / WQE_BLOCK_SIZE;
 	for (uint32_t i = 1; i < f->nblocks; i++)
 		memcpy(f->buf + i * WQE_BLOCK_SIZE, sq_ring_block(q->sq, f->start + i),
 		       WQE_BLOCK_SIZE);
 	e->stats.wqe_fetch_blocks += f->nblocks - 1;
 	dctx.max_bytes = f->nblocks * WQE_BLOCK_SIZE;
-	if (wqe_decode(q->format, &dctx, f->buf, dctx.max_bytes, &f->d) != WQE_DEC_OK ||
-	    f->d.qpn != q->qpn)
-		return WQE_WC_LOC_QP_OP_ERR;
+	{
+		enum wqe_decode_err de = wqe_decode(q->format, &dctx, f->buf, dctx.max_bytes, &f->d);
+
+		if (de != WQE_DEC_OK)
+			return refuse(f, WQE_CHECK_WELL_FORMED, wqe_decode_err_str(de),
+				      WQE_WC_LOC_QP_OP_ERR);
+	}
+	f->decoded = true;
+	if (f->d.qpn != q->qpn)
+		return refuse(f, WQE_CHECK_WELL_FORMED, "WQE names another QP",
+			      WQE_WC_LOC_QP_OP_ERR);
 	return WQE_WC_SUCCESS;
 }
 
@@ -81,10 +106,13 @@ static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
 	uint32_t need = op_is_rd_atomic(d->op) ? WQE_ACCESS_LOCAL_WRITE : 0;
 
 	if (!wqe_op_legal(d->op, q->type))
-		return WQE_WC_LOC_QP_OP_ERR;
-	if (d->total_len > MAX_MSG ||
-	    (q->type == WQE_QPT_UD && d->total_len > wqe_mtu_to_bytes(UD_MTU)))
-		return WQE_WC_LOC_LEN_ERR;
+		return refuse(f, WQE_CHECK_OPCODE, "opcode not legal on the transport",
+			      WQE_WC_LOC_QP_OP_ERR);
+	if (d->total_len > MAX_MSG)
+		return refuse(f, WQE_CHECK_LENGTH, "message over 2^31 bytes", WQE_WC_LOC_LEN_ERR);
+	if (q->type == WQE_QPT_UD && d->total_len > wqe_mtu_to_bytes(UD_MTU))
+		return refuse(f, WQE_CHECK_LENGTH, "UD message larger than the MTU",
+			      WQE_WC_LOC_LEN_ERR);
 	f->niov = 0;
 	if (d->is_inline) {
 		f->iov[0].base = d->inline_data;
@@ -95,9 +123,17 @@ static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
 	for (uint32_t i = 0; i < d->num_sge; i++) {
 		uint8_t *host;
 
-		if (keys_check(&n->keys, d->sge[i].lkey, false, q->pd, d->sge[i].addr,
-			       d->sge[i].length, need, &host) != KEY_OK)
-			return WQE_WC_LOC_PROT_ERR;
+		enum key_err ke = keys_check(&n->keys, d->sge[i].lkey, false, q->pd,
+					     d->sge[i].addr, d->sge[i].length, need, &host);
+
+		if (ke != KEY_OK) {
+			static const char *const why[] = {
+				"", "lkey is not a valid region", "lkey of another PD",
+				"region lacks LOCAL_WRITE", "SGE outside its region"};
+
+			f->failed_sge = i;
+			return refuse(f, WQE_CHECK_LKEY, why[ke], WQE_WC_LOC_PROT_ERR);
+		}
 		f->iov[f->niov].base = host;
 		f->iov[f->niov].len = d->sge[i].length;
 		f->niov++;
@@ -112,13 +148,19 @@ static void complete(struct qpc *q, const struct fetched *f, enum wqe_wc_status 
 			.byte_len = (uint32_t)f->d.total_len};
 
 	if (st != WQE_WC_SUCCESS || f->d.signaled)
-		cqc_push(q->send_cq, &c);
+		nic_push_cqe(q->eng->nic, q->send_cq, &c);
 }
 
 /* A WQE that failed its checks: no packet, an error completion whatever
  * its signaling, the QP to ERR, the rest flushed. */
 static void fail(struct nic *n, struct qpc *q, struct fetched *f, enum wqe_wc_status st)
 {
+	struct wqe_trace_event ev = {.kind = WQE_TRACE_CHECK_FAIL, .qpn = q->qpn,
+				     .wqe_counter = f->start, .check = f->failed,
+				     .sge_index = f->failed_sge, .reason = f->why, .status = st,
+				     .desc = f->decoded ? &f->d : NULL};
+
+	nic_trace(n, &ev);
 	q->eng->stats.wqe_errors++;
 	complete(q, f, st);
 	sq_retire(q->sq, f->nblocks);
@@ -154,6 +196,8 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	struct wqe_pktz z;
 	size_t len;
 
+	n->tx_qpn = q->qpn;
+	n->tx_counter = f->start;
 	pktz_qp_of(n, q, &pq);
 	if (q->type == WQE_QPT_UD)
 		pq.sgid = n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
@@ -172,6 +216,8 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		e->stats.packets_sent++;
 		e->stats.bytes_sent += len;
 	}
+	n->tx_qpn = 0;
+	n->tx_counter = 0;
 	e->req.ip_id = z.ip_id;
 	if (q->type != WQE_QPT_UD)
 		e->req.psn = (e->req.psn + z.npsn) & 0xffffff;
@@ -203,21 +249,45 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	e->req.fetch = f->start + f->nblocks;
 }
 
+static void trace_fetch(struct nic *n, struct qpc *q, const struct fetched *f)
+{
+	struct wqe_trace_event ev = {.kind = WQE_TRACE_FETCH, .qpn = q->qpn,
+				     .wqe_counter = f->start, .desc = &f->d,
+				     .fetch_blocks = f->nblocks};
+
+	if (!n->trace)
+		return;
+	for (uint32_t i = 0; i < f->niov; i++)
+		ev.payload_reads += !f->d.is_inline && f->iov[i].len;
+	nic_trace(n, &ev);
+}
+
 /* Fence and the READ/atomic credit: may this WQE start now? */
-static bool may_start(struct qpc *q, const struct fetched *f)
+static void stall(struct nic *n, struct qpc *q, const struct fetched *f, const char *why)
+{
+	struct wqe_trace_event ev = {.kind = WQE_TRACE_STALL, .qpn = q->qpn,
+				     .wqe_counter = f->start, .reason = why, .desc = &f->d};
+
+	q->eng->req.stalled = true;
+	nic_trace(n, &ev);
+}
+
+static bool may_start(struct nic *n, struct qpc *q, const struct fetched *f)
 {
 	struct eng_req *r = &q->eng->req;
 
 	if (f->d.fence && r->rd_atomic) {
-		if (!r->stalled)
+		if (!r->stalled) {
 			q->eng->stats.fence_stalls++;
-		r->stalled = true;
+			stall(n, q, f, "FENCE: waits for earlier READ/atomic to complete");
+		}
 		return false;
 	}
 	if (op_is_rd_atomic(f->d.op) && r->rd_atomic >= (q->max_rd_atomic ? q->max_rd_atomic : 1u)) {
-		if (!r->stalled)
+		if (!r->stalled) {
 			q->eng->stats.rd_atomic_stalls++;
-		r->stalled = true;
+			stall(n, q, f, "max_rd_atomic READ/atomic requests outstanding");
+		}
 		return false;
 	}
 	r->stalled = false;
@@ -245,12 +315,13 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			fail(n, q, &f, st);
 			return done + 1;
 		}
-		if (!may_start(q, &f)) {
+		if (!may_start(n, q, &f)) {
 			/* Not fetched after all: it is fetched again later. */
 			q->eng->stats.wqe_fetch_blocks = blocks0;
 			q->eng->stats.wqes_fetched--;
 			break;
 		}
+		trace_fetch(n, q, &f);
 		send_all(n, q, &f);
 		done++;
 	}

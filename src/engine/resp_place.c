@@ -270,7 +270,7 @@ bool resp_rq_complete(struct resp_ctx *c)
 	e.pkey_index = c->q->pkey_index;
 	if (c->status == WQE_WC_SUCCESS)
 		fill_success(c, &e);
-	ok = cqc_push(c->q->recv_cq, &e);
+	ok = nic_push_cqe(c->q->eng->nic, c->q->recv_cq, &e);
 	/* Release: the engine is done with the slot; software may reuse it. */
 	atomic_store_explicit(&c->q->rq->ci, w->ctr + 1, memory_order_release);
 	memset(w, 0, sizeof(*w));

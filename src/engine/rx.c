@@ -84,11 +84,17 @@ void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 		wqe_pcap_write(n->tx.tap, frame, len, n->clock_ns);
 	n->rx_frames++;
 	err = wqe_pkt_parse(frame, len, &p);
-	if (err) {
-		n->rx_drops[wqe_pkt_err_not_roce(err) ? RX_DROP_NOT_ROCE : RX_DROP_MALFORMED]++;
-		return;
+	drop = err ? (wqe_pkt_err_not_roce(err) ? RX_DROP_NOT_ROCE : RX_DROP_MALFORMED)
+		   : filter(n, &p, &q);
+	if (n->trace) {
+		struct wqe_trace_event ev = {.kind = drop >= 0 ? WQE_TRACE_DROP : WQE_TRACE_RX,
+					     .qpn = err ? 0 : p.bth.destqp, .frame = frame,
+					     .len = len,
+					     .reason = drop >= 0 ? rx_drop_str((enum rx_drop)drop)
+								 : NULL};
+
+		nic_trace(n, &ev);
 	}
-	drop = filter(n, &p, &q);
 	if (drop >= 0) {
 		n->rx_drops[drop]++;
 		return;

@@ -117,3 +117,25 @@ int wqe_progress(struct wqe_context *ctx)
 		return -EINVAL;
 	return nic_progress(ctx->nic);
 }
+
+int wqe_context_set_trace(struct wqe_context *ctx, wqe_trace_fn fn, void *arg)
+{
+	if (!ctx)
+		return EINVAL;
+	ctx->nic->trace = fn;
+	ctx->nic->trace_arg = arg;
+	return 0;
+}
+
+int wqe_qp_dv_query(const struct wqe_qp *qp, struct wqe_qp_dv *dv)
+{
+	if (!qp || !dv)
+		return EINVAL;
+	dv->sq_buf = qp->sq.buf;
+	dv->sq_nblocks = qp->sq.nblocks;
+	dv->sq_pi = qp->sq.pi;
+	dv->sq_ci = atomic_load_explicit(&qp->sq.ci, memory_order_acquire);
+	dv->max_wqe_bytes = qp->wqe_bytes;
+	dv->format = qp->qpc.format;
+	return 0;
+}
