@@ -27,8 +27,8 @@
 extern "C" {
 #endif
 
-/* Packets between two AckReq bits on a long RC message (as rxe's
- * RXE_MAX_PKT_PER_ACK). */
+/* A long RC message asks for an acknowledgement every this many packets
+ * (rxe uses about 66, RXE_MAX_PKT_PER_ACK + 2), besides its last packet. */
 #define WQE_PKTS_PER_ACKREQ 64u
 
 /* One piece of payload, already resolved to host memory. */

@@ -219,8 +219,8 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	n->tx_qpn = 0;
 	n->tx_counter = 0;
 	e->req.ip_id = z.ip_id;
-	if (q->type != WQE_QPT_UD)
-		e->req.psn = (e->req.psn + z.npsn) & 0xffffff;
+	/* Every transport numbers its packets; UD's PSN counts too (as rxe). */
+	e->req.psn = (e->req.psn + z.npsn) & 0xffffff;
 	if (f->d.is_inline)
 		e->stats.inline_wqes++;
 	for (uint32_t i = 0; i < f->niov; i++)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wqe encode: Work Request text -> the WQE in the send-queue ring.
+ * wqe encode: Work Request text -> the WQE in the send-queue ring, or
+ * (--packets, packets.c) the RoCEv2 packets that WQE becomes.
  * Every request is parsed, checked and encoded before anything is printed,
  * so a bad line leaves no partial output.
  */
@@ -9,9 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-
-/* The ring each request is encoded into: the largest WQE fits. */
-#define RING_BLOCKS WQE_MAX_BLOCKS
+#include "packets.h"
 
 struct encode_cfg {
 	enum wqe_format fmt;
@@ -19,19 +18,13 @@ struct encode_cfg {
 	uint32_t wqe_index;
 	int raw;
 	int max_inline_given;
-};
-
-struct encoded {
-	uint8_t bytes[RING_BLOCKS * WQE_BLOCK_SIZE];
-	uint32_t nbytes;
-	uint32_t lineno;
-	char *text; /* the request as wqe_format_send_wr() writes it */
+	struct cli_pkt_cfg pkt;
 };
 
 struct encode_run {
 	const struct encode_cfg *cfg;
 	const char *input; /* "argument" or "stdin" */
-	struct encoded *out;
+	struct cli_encoded *out;
 	size_t count, cap;
 	struct wqe_text_wr req; /* large: lives here, not on the stack */
 };
@@ -56,6 +49,25 @@ void usage_encode(FILE *f)
 		"  --sig-all           the QP signals every WQE (sq_sig_all)\n"
 		"  --raw               print only the WQE blocks, one lowercase hex line each\n"
 		"  --format mlx5       the WQE format (only mlx5 for now)\n"
+		"\n"
+		"  --packets           print the RoCEv2 packets each WQE becomes instead: the\n"
+		"                      WQE bytes are decoded as the NIC decodes them and run\n"
+		"                      through the packetizer (no endpoint); SGE payload comes\n"
+		"                      from a synthetic memory where the byte at A is A & 0xff\n"
+		"  --pmtu N            path MTU 256|512|1024|2048|4096 (default 1024; on UD the\n"
+		"                      largest message)\n"
+		"  --psn N             PSN of the first packet (default 0)\n"
+		"  --src-ip IP         source IPv4 or IPv6 address (default 192.0.2.1)\n"
+		"  --dst-ip IP         RC/UC: destination, same family (default 192.0.2.2)\n"
+		"  --dqpn N            RC/UC: destination QP (default 0x000456)\n"
+		"  --sport N           RC/UC: UDP source port 0xc000-0xffff (default 0xc000)\n"
+		"  --smac MAC          source MAC (default 02:00:00:00:00:01)\n"
+		"  --dmac MAC          RC/UC: destination MAC (default 02:00:00:00:00:02)\n"
+		"  --pkey N            P_Key (default 0xffff)\n"
+		"  --qkey N            UD: the QP's Q_Key, for a qkey= with bit 31 set (default 0)\n"
+		"  --pcap OUT          also write the packets to the capture OUT (complete or\n"
+		"                      not at all)\n"
+		"  On UD the request's dgid=, dqpn=, sport= and dmac= say where a packet goes.\n"
 		"\n"
 		"REQUEST:  OPCODE [key=value ...]\n"
 		"  OPCODE  send send_imm send_inv write write_imm read cas faa\n"
@@ -122,9 +134,9 @@ static int line_error(const struct encode_run *r, uint32_t lineno, uint32_t col,
 	return CLI_USAGE;
 }
 
-static struct encoded *next_slot(struct encode_run *r)
+static struct cli_encoded *next_slot(struct encode_run *r)
 {
-	struct encoded *bigger;
+	struct cli_encoded *bigger;
 
 	if (r->count == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 8;
@@ -144,7 +156,7 @@ static int encode_line(struct encode_run *r, const char *line, size_t len, uint3
 	struct wqe_text_opts opts = {.qp_type = cfg->qp.qp_type};
 	struct cli_check chk = {cfg->qp.qp_type, cfg->qp.max_send_sge, cfg->qp.max_inline_data};
 	struct wqe_text_err err;
-	struct encoded *e = next_slot(r);
+	struct cli_encoded *e = next_slot(r);
 	struct wqe_ring_view ring;
 	uint32_t index = cfg->wqe_index, nblocks = 0;
 	const char *key;
@@ -157,10 +169,12 @@ static int encode_line(struct encode_run *r, const char *line, size_t len, uint3
 		return line_error(r, lineno, err.column, err.msg);
 	if (cli_check_request(&chk, &r->req.wr, msg, sizeof(msg), &key, &nth))
 		return line_error(r, lineno, cli_key_column(line, len, key, nth), msg);
+	if (cli_pkt_check_wr(&cfg->pkt, cfg->qp.qp_type, &r->req.wr, msg, sizeof(msg), &key))
+		return line_error(r, lineno, cli_key_column(line, len, key, 1), msg);
 	for (size_t i = 0; i < r->count; i++)
 		index += r->out[i].nbytes / WQE_BLOCK_SIZE;
 	ring.buf = e->bytes;
-	ring.nblocks = RING_BLOCKS;
+	ring.nblocks = CLI_RING_BLOCKS;
 	if (wqe_encode(cfg->fmt, &cfg->qp, &r->req.wr, &ring, 0, index, &nblocks))
 		return line_error(r, lineno, 1, "the encoder refused the request (EINVAL)");
 	e->nbytes = nblocks * WQE_BLOCK_SIZE;
@@ -200,7 +214,7 @@ static void print_all(const struct encode_run *r)
 	const struct encode_cfg *cfg = r->cfg;
 
 	for (size_t i = 0; i < r->count; i++) {
-		const struct encoded *e = &r->out[i];
+		const struct cli_encoded *e = &r->out[i];
 		struct wqe_decode_ctx ctx = {cfg->qp.qp_type, e->nbytes};
 
 		if (cfg->raw) {
@@ -241,18 +255,39 @@ static int run_encode(const struct encode_cfg *cfg, const char *arg)
 		}
 	}
 	rc = arg ? encode_all(r, arg, strlen(arg)) : encode_all(r, buf, len);
-	if (rc == CLI_OK)
+	if (rc == CLI_OK && cfg->pkt.on)
+		rc = cli_packets(&cfg->pkt, cfg->fmt, &cfg->qp, r->out, r->count, r->input);
+	else if (rc == CLI_OK)
 		print_all(r);
 	free(buf);
 	free_run(r);
 	return rc;
 }
 
+/* The options together: what cannot be judged one option at a time. */
+static int check_cfg(struct encode_cfg *cfg)
+{
+	char msg[200];
+
+	if (cfg->raw && cfg->pkt.on)
+		return cli_usage_error("encode", usage_encode, "--raw and --packets exclude each other");
+	if (cli_pkt_check_cfg(&cfg->pkt, cfg->qp.qp_type, msg, sizeof(msg)))
+		return cli_usage_error("encode", usage_encode, "%s", msg);
+	if (!cfg->max_inline_given && default_max_inline(cfg))
+		return cli_usage_error("encode", usage_encode,
+				       "no %s WQE holds %u SGEs (--max-sge)",
+				       wqe_qp_type_str(cfg->qp.qp_type), cfg->qp.max_send_sge);
+	return CLI_OK;
+}
+
 int cmd_encode(int argc, char **argv)
 {
 	struct encode_cfg cfg = {.fmt = WQE_FORMAT_MLX5};
 	const char *request = NULL;
+	char msg[200];
+	int m;
 
+	cli_pkt_defaults(&cfg.pkt);
 	cfg.qp.qp_type = WQE_QPT_RC;
 	cfg.qp.qpn = CLI_DEFAULT_QPN;
 	cfg.qp.max_send_sge = 4;
@@ -264,14 +299,15 @@ int cmd_encode(int argc, char **argv)
 				return cli_usage_error("encode", usage_encode,
 						       "one REQUEST at most (quote it)");
 			request = argv[i];
+		} else if ((m = cli_pkt_opt(argc, argv, &i, &cfg.pkt, msg, sizeof(msg))) != 0) {
+			if (m < 0)
+				return cli_usage_error("encode", usage_encode, "%s", msg);
 		} else if (parse_encode_opt(argc, argv, &i, &cfg)) {
 			return cli_usage_error("encode", usage_encode,
 					       "bad option or value '%s'", argv[i]);
 		}
 	}
-	if (!cfg.max_inline_given && default_max_inline(&cfg))
-		return cli_usage_error("encode", usage_encode,
-				       "no %s WQE holds %u SGEs (--max-sge)",
-				       wqe_qp_type_str(cfg.qp.qp_type), cfg.qp.max_send_sge);
+	if (check_cfg(&cfg))
+		return CLI_USAGE;
 	return run_encode(&cfg, request);
 }
