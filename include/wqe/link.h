@@ -126,6 +126,15 @@ WQE_API int wqe_context_set_clock(struct wqe_context *ctx, uint64_t (*now)(void 
 				  void *arg);
 
 /*
+ * wqe_context_next_deadline - the earliest armed timer of @ctx's NIC (a
+ * retransmit timeout or an RNR wait), on its clock, in *@ns. A simulator
+ * with its own clock (wqe_context_set_clock()) that finds nothing left to
+ * do jumps its time there. Returns 1 if a timer is armed, 0 if none,
+ * -EINVAL for NULL arguments.
+ */
+WQE_API int wqe_context_next_deadline(struct wqe_context *ctx, uint64_t *ns);
+
+/*
  * wqe_context_set_pcap - record every frame @ctx sends or receives in the
  * pcap file @path (created or truncated; flushed after every frame, so an
  * interrupted run leaves a readable file). NULL stops recording and closes

@@ -23,7 +23,10 @@ struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port)
 		return NULL;
 	n->format = fmt;
 	n->port = *port;
-	if (keys_init(&n->keys, NIC_KEYS) || qp_table_init(&n->qps)) {
+	/* Each port numbers its QPs from its own base (from its MAC), so two
+	 * endpoints' QPs are told apart on the wire and in traces. */
+	if (keys_init(&n->keys, NIC_KEYS) ||
+	    qp_table_init(&n->qps, QPN_BASE + ((uint32_t)(port->mac[5] & 0x7f) << 8))) {
 		keys_fini(&n->keys);
 		free(n);
 		return NULL;
@@ -216,4 +219,24 @@ int nic_progress(struct nic *n)
 									     memory_order_acquire);
 	}
 	return work;
+}
+
+int nic_next_deadline(const struct nic *n, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (uint32_t i = 0; i < n->qps.cap; i++) {
+		const struct qpc *q = n->qps.slot[i];
+
+		if (!q || q->state == WQE_QPS_ERR)
+			continue;
+		if (q->eng->req.retrans_at && q->eng->req.retrans_at < best)
+			best = q->eng->req.retrans_at;
+		if (q->eng->req.rnr_at && q->eng->req.rnr_at < best)
+			best = q->eng->req.rnr_at;
+	}
+	if (best == UINT64_MAX)
+		return 0;
+	*ns = best;
+	return 1;
 }

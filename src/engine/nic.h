@@ -155,6 +155,9 @@ void nic_xmit(struct nic *n, const uint8_t *frame, size_t len);
 /* The NIC's clock in nanoseconds (also stored in clock_ns). */
 uint64_t nic_now(struct nic *n);
 
+/* The earliest armed timer: 1 and *@ns, or 0 if none. */
+int nic_next_deadline(const struct nic *n, uint64_t *ns);
+
 /* Lets the NIC run: drains doorbells, processes work. Returns work done. */
 int nic_progress(struct nic *n);
 

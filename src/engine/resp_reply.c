@@ -57,7 +57,10 @@ static void reply_xmit(struct resp_ctx *c, const struct wqe_pkt *p, const uint8_
 		memcpy(buf + lay.payload_off, payload, len);
 	wqe_pkt_build_finish(buf, &lay);
 	c->r->ip_id++;
+	c->n->tx_qpn = c->q->qpn;
+	c->n->tx_counter = 0;
 	nic_xmit(c->n, buf, lay.frame_len);
+	c->n->tx_qpn = 0;
 }
 
 static void count_ack(struct resp_stats *st, uint8_t syndrome)

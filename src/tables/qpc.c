@@ -45,9 +45,10 @@ bool cqc_push(struct cqc *c, const struct cqe *e)
 	return true;
 }
 
-int qp_table_init(struct qp_table *t)
+int qp_table_init(struct qp_table *t, uint32_t base)
 {
 	memset(t, 0, sizeof(*t));
+	t->base = base < QPN_BASE ? QPN_BASE : base;
 	return 0;
 }
 
@@ -67,7 +68,7 @@ int qp_table_add(struct qp_table *t, struct qpc *q)
 		uint32_t ncap = t->cap ? t->cap * 2 : 64;
 		struct qpc **ns;
 
-		if (QPN_BASE + (uint64_t)t->cap >= QPN_MAX)
+		if (t->base + (uint64_t)t->cap >= QPN_MAX)
 			return -1;
 		ns = realloc(t->slot, ncap * sizeof(*ns));
 		if (!ns)
@@ -78,15 +79,15 @@ int qp_table_add(struct qp_table *t, struct qpc *q)
 	}
 	t->slot[i] = q;
 	t->used++;
-	q->qpn = QPN_BASE + i;
+	q->qpn = t->base + i;
 	return 0;
 }
 
 void qp_table_remove(struct qp_table *t, uint32_t qpn)
 {
-	uint32_t i = qpn - QPN_BASE;
+	uint32_t i = qpn - t->base;
 
-	if (qpn >= QPN_BASE && i < t->cap && t->slot[i]) {
+	if (qpn >= t->base && i < t->cap && t->slot[i]) {
 		t->slot[i] = NULL;
 		t->used--;
 	}
@@ -94,9 +95,9 @@ void qp_table_remove(struct qp_table *t, uint32_t qpn)
 
 struct qpc *qp_table_find(const struct qp_table *t, uint32_t qpn)
 {
-	uint32_t i = qpn - QPN_BASE;
+	uint32_t i = qpn - t->base;
 
-	if (qpn < QPN_BASE || i >= t->cap)
+	if (qpn < t->base || i >= t->cap)
 		return NULL;
 	return t->slot[i];
 }

@@ -93,16 +93,18 @@ struct qpc {
 	struct eng_qp *eng;
 };
 
-/* QP numbers: base + slot index. QPN 0 and 1 are reserved by the IBTA. */
+/* QP numbers: base + slot index, base at least QPN_BASE (QPN 0 and 1 are
+ * reserved by the IBTA). */
 #define QPN_BASE 0x12u
 
 struct qp_table {
 	struct qpc **slot;
 	uint32_t cap;
 	uint32_t used;
+	uint32_t base;
 };
 
-int qp_table_init(struct qp_table *t);
+int qp_table_init(struct qp_table *t, uint32_t base);
 void qp_table_fini(struct qp_table *t);
 /* Adds @q and assigns q->qpn; -1 when no number is left or on ENOMEM. */
 int qp_table_add(struct qp_table *t, struct qpc *q);

@@ -139,3 +139,10 @@ int wqe_qp_dv_query(const struct wqe_qp *qp, struct wqe_qp_dv *dv)
 	dv->format = qp->qpc.format;
 	return 0;
 }
+
+int wqe_context_next_deadline(struct wqe_context *ctx, uint64_t *ns)
+{
+	if (!ctx || !ns)
+		return -EINVAL;
+	return nic_next_deadline(ctx->nic, ns);
+}

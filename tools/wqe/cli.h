@@ -36,6 +36,8 @@ int cmd_decode(int argc, char **argv);
 void usage_decode(FILE *f);
 int cmd_sizes(int argc, char **argv);
 void usage_sizes(FILE *f);
+int cmd_run(int argc, char **argv);
+void usage_run(FILE *f);
 int cmd_demo(int argc, char **argv);
 void usage_demo(FILE *f);
 int cmd_dissect(int argc, char **argv);

@@ -22,6 +22,7 @@ static const struct cli_cmd commands[] = {
 	 usage_decode},
 	{"sizes", "WQE segment sizes, the 36/68/28-byte figures, QP sizing", cmd_sizes,
 	 usage_sizes},
+	{"run", "run a scenario file: a self-checking test of the model", cmd_run, usage_run},
 	{"demo", "a Work Request in its shapes, for every operation family", cmd_demo,
 	 usage_demo},
 	{"dissect", "print the RoCEv2 packets of a pcap file, ICRC checked", cmd_dissect,
