@@ -74,6 +74,13 @@ struct wqe_desc_ud {
 	uint8_t sgid_index;
 	uint32_t flow_label;  /* 20 bits */
 	union wqe_gid dgid;
+	/*
+	 * rxe: the NIC's address-handle number (struct rxe_send_wr ud.ah_num).
+	 * When non-zero the WQE carries no address: the NIC looks the fields
+	 * above up in its address-handle table. mlx5 WQEs carry the address
+	 * and leave this 0.
+	 */
+	uint32_t ah_num;
 };
 
 /*
@@ -135,6 +142,7 @@ WQE_API const char *wqe_decode_err_str(enum wqe_decode_err e);
 struct wqe_decode_ctx {
 	enum wqe_qp_type qp_type;
 	uint32_t max_bytes; /* bytes available from the first byte (posted blocks x 64) */
+	uint32_t qpn;       /* rxe: the QP's number (its WQEs do not carry it) */
 };
 
 /*
@@ -145,7 +153,9 @@ struct wqe_decode_ctx {
  * @size: out, the WQE's size in bytes rounded up to whole 64-byte blocks.
  * Returns WQE_DEC_OK, WQE_DEC_TRUNCATED if @len < 16, or WQE_DEC_BAD_SIZE
  * if the size field is 0 or out of range. The engine calls it on the first
- * block to know how many more blocks to fetch.
+ * block to know how many more blocks to fetch. An rxe WQE has no size
+ * field: it fills its QP's power-of-two slot (wqe_calc_sq()), so for
+ * WQE_FORMAT_RXE this returns WQE_DEC_BAD_SIZE and the engine uses the slot.
  */
 WQE_API enum wqe_decode_err wqe_peek_size(enum wqe_format fmt, const uint8_t *wqe,
 					  size_t len, uint32_t *size);

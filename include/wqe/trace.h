@@ -45,6 +45,7 @@ enum wqe_check {
 	WQE_CHECK_OPCODE,          /* opcode legal on the transport */
 	WQE_CHECK_LENGTH,          /* message length (UD: MTU) */
 	WQE_CHECK_LKEY,            /* key, PD, access, bounds of an SGE */
+	WQE_CHECK_QP_STATE,        /* the QP may send (checks left to the NIC) */
 };
 WQE_API const char *wqe_check_str(enum wqe_check c);
 

@@ -43,8 +43,24 @@ struct wqe_qp;
 #define WQE_MAX_PKEYS 4u
 
 /* Attributes of a context (one modelled NIC port). */
+/*
+ * Where the checks knowable at post time (opcode legal on the transport,
+ * QP state) are made. Either way a failing request never reaches the wire
+ * and the queue is flushed after it.
+ */
+enum wqe_check_policy {
+	/* wqe_post_send() refuses with EINVAL, as kernel rxe does */
+	WQE_CHECKS_AT_POST = 0,
+	/* wqe_post_send() accepts and writes the WQE, as the mlx5 provider does
+	 * for opcodes; the NIC fails it when it processes it, with
+	 * LOC_QP_OP_ERR, and moves the QP to ERR */
+	WQE_CHECKS_IN_ENGINE = 1,
+};
+WQE_API const char *wqe_check_policy_str(enum wqe_check_policy p);
+
 struct wqe_context_attr {
 	enum wqe_format format;          /* WQE format of every send queue */
+	enum wqe_check_policy checks;    /* where post-time-knowable checks run */
 	uint8_t mac[6];                  /* the port's MAC address */
 	uint32_t num_gids;               /* 0 means one GID: ::ffff:192.0.2.1 */
 	union wqe_gid gid[WQE_MAX_GIDS]; /* GID table; index 0 is the default */
@@ -169,12 +185,23 @@ struct wqe_ah_attr {
 	uint16_t udp_sport;    /* 0xc000..0xffff; 0 lets the model choose */
 };
 
-/* An address handle. Its attributes are public so that the pure model
- * functions can be given one built on the stack. */
+/*
+ * An address handle. Its attributes are public so that the pure model
+ * functions can be given one built on the stack.
+ * @ah_num: the NIC's number for it (wqe_create_ah() fills it; rxe WQEs
+ *          carry only this number, as rxe does on current kernels). 0 on a
+ *          handle built by hand: an rxe WQE then carries the whole address
+ *          (struct rxe_av), as rxe did on old kernels.
+ * @sgid:   the source GID the handle resolves to (the context's GID at
+ *          attr.grh.sgid_index; filled by wqe_create_ah()); the rxe address
+ *          vector carries it.
+ */
 struct wqe_ah {
 	struct wqe_context *context;
 	struct wqe_pd *pd;
 	struct wqe_ah_attr attr;
+	uint32_t ah_num;
+	union wqe_gid sgid;
 };
 
 /* NULL with errno EINVAL (bad port, sgid_index, sl, sport) or ENOMEM. */

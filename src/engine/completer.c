@@ -182,7 +182,7 @@ static void forward_progress(struct nic *n, struct qpc *q)
 static int resolve_dest(struct nic *n, struct qpc *q, const struct inflight *f,
 			struct wqe_iov *iov, uint8_t *buf)
 {
-	struct wqe_decode_ctx dctx = {q->type, f->nblocks * WQE_BLOCK_SIZE};
+	struct wqe_decode_ctx dctx = {.qp_type = q->type, .max_bytes = f->nblocks * WQE_BLOCK_SIZE, .qpn = q->qpn};
 	struct wqe_desc d;
 	int k = 0;
 

@@ -31,13 +31,15 @@ static uint32_t wqe_blocks_at(const struct qpc *q, uint32_t counter, uint32_t av
 			      enum wqe_op *op)
 {
 	uint8_t buf[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
-	struct wqe_decode_ctx dctx = {q->type, 0};
+	struct wqe_decode_ctx dctx = {.qp_type = q->type, .max_bytes = 0, .qpn = q->qpn};
 	struct wqe_desc d;
 	uint32_t size = 0, nb;
 
 	*op = WQE_OP_SEND;
-	if (wqe_peek_size(q->format, sq_ring_block(q->sq, counter), WQE_BLOCK_SIZE, &size) ||
-	    size == 0)
+	if (q->sq->slot_blocks)
+		size = q->sq->slot_blocks * WQE_BLOCK_SIZE;
+	else if (wqe_peek_size(q->format, sq_ring_block(q->sq, counter), WQE_BLOCK_SIZE, &size) ||
+		 size == 0)
 		return 1;
 	nb = size / WQE_BLOCK_SIZE;
 	if (nb > avail || nb > WQE_MAX_BLOCKS)
@@ -54,8 +56,8 @@ static uint32_t wqe_blocks_at(const struct qpc *q, uint32_t counter, uint32_t av
 static int flush_sq(struct qpc *q)
 {
 	struct sq_ring *sq = q->sq;
-	uint32_t pi = atomic_load_explicit(&sq->dbrec, memory_order_acquire);
 	uint32_t ci = atomic_load_explicit(&sq->ci, memory_order_relaxed);
+	uint32_t pi = sq_ring_producer(sq, ci);
 	int n = 0;
 
 	while (ci != pi) {

@@ -38,6 +38,7 @@ void nic_destroy(struct nic *n)
 {
 	if (!n)
 		return;
+	free(n->ah);
 	keys_fini(&n->keys);
 	qp_table_fini(&n->qps);
 	free(n);
@@ -100,12 +101,16 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 		q->eng->doorbell = true; /* flush what is outstanding */
 }
 
+static uint32_t doorbell_qpn(const struct nic *n, const uint8_t val[8]);
+
 void nic_doorbell(struct nic *n, const uint8_t val[8])
 {
 	if (n->trace) {
 		struct wqe_trace_event ev = {.kind = WQE_TRACE_DOORBELL,
-					     .qpn = get_be32(val + 4) >> 8,
-					     .wqe_counter = get_be32(val) >> 8 & 0xffff,
+					     .qpn = doorbell_qpn(n, val),
+					     .wqe_counter = n->format == WQE_FORMAT_RXE
+								    ? get_be32(val + 4)
+								    : get_be32(val) >> 8 & 0xffff,
 					     .frame = val, .len = 8};
 
 		nic_trace(n, &ev);
@@ -152,10 +157,17 @@ void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
 		n->tx.xmit(n->tx.arg, frame, len);
 }
 
-/* The doorbell value names the QP: mlx5 carries qpn_ds in bytes 4-7. */
+/* The QP a doorbell value names: mlx5 writes the control segment's first
+ * 8 bytes (qpn_ds in bytes 4-7); rxe's doorbell is the POST_SEND command,
+ * modelled as the QP number (bytes 0-3) and the producer index (4-7). */
+static uint32_t doorbell_qpn(const struct nic *n, const uint8_t val[8])
+{
+	return n->format == WQE_FORMAT_RXE ? get_be32(val) & 0xffffff : get_be32(val + 4) >> 8;
+}
+
 static struct qpc *doorbell_qp(struct nic *n, const uint8_t val[8])
 {
-	return qp_table_find(&n->qps, get_be32(val + 4) >> 8);
+	return qp_table_find(&n->qps, doorbell_qpn(n, val));
 }
 
 uint64_t nic_now(struct nic *n)
@@ -211,12 +223,14 @@ int nic_progress(struct nic *n)
 			continue;
 		if (q->state == WQE_QPS_RTS)
 			work += req_run(n, q, 64);
+		else if (q->checks_in_engine && (q->state == WQE_QPS_RESET ||
+						  q->state == WQE_QPS_INIT || q->state == WQE_QPS_RTR))
+			work += req_not_ready(n, q);
 		if (q->state == WQE_QPS_ERR)
 			work += flush_qp(n, q);
 		/* Keep looking while WQEs wait behind the doorbell record. */
 		q->eng->doorbell = q->state == WQE_QPS_RTS &&
-				   q->eng->req.fetch != atomic_load_explicit(&q->sq->dbrec,
-									     memory_order_acquire);
+				   q->eng->req.fetch != sq_ring_producer(q->sq, q->eng->req.fetch);
 	}
 	return work;
 }
@@ -239,4 +253,53 @@ int nic_next_deadline(const struct nic *n, uint64_t *ns)
 		return 0;
 	*ns = best;
 	return 1;
+}
+
+uint32_t nic_ah_create(struct nic *n, uint32_t pd, const union wqe_gid *dgid, const uint8_t dmac[6],
+		       uint32_t flow_label, uint8_t sgid_index, uint8_t hop_limit, uint8_t tclass,
+		       uint8_t sl, uint16_t udp_sport)
+{
+	struct nic_ah *a = NULL;
+	uint32_t i;
+
+	for (i = 0; i < n->nah && n->ah[i].valid; i++)
+		;
+	if (i == n->nah) {
+		uint32_t nn = n->nah ? n->nah * 2 : 16;
+		struct nic_ah *na;
+
+		if (nn > (1u << 24))
+			return 0;
+		na = realloc(n->ah, nn * sizeof(*na));
+		if (!na)
+			return 0;
+		memset(na + n->nah, 0, (nn - n->nah) * sizeof(*na));
+		n->ah = na;
+		n->nah = nn;
+	}
+	a = &n->ah[i];
+	a->valid = true;
+	a->pd = pd;
+	a->addr.dgid = *dgid;
+	memcpy(a->addr.dmac, dmac, 6);
+	a->addr.flow_label = flow_label;
+	a->addr.sgid_index = sgid_index;
+	a->addr.hop_limit = hop_limit;
+	a->addr.tclass = tclass;
+	a->addr.sl = sl;
+	a->addr.udp_sport = udp_sport;
+	return i + 1;
+}
+
+void nic_ah_destroy(struct nic *n, uint32_t ah_num)
+{
+	if (ah_num && ah_num <= n->nah)
+		n->ah[ah_num - 1].valid = false;
+}
+
+const struct nic_ah *nic_ah_find(const struct nic *n, uint32_t ah_num)
+{
+	if (!ah_num || ah_num > n->nah || !n->ah[ah_num - 1].valid)
+		return NULL;
+	return &n->ah[ah_num - 1];
 }

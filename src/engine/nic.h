@@ -110,8 +110,17 @@ struct nic_tx {
  * 4096 payload + pad + ICRC, rounded up. */
 #define NIC_FRAME_MAX 4352u
 
+/* An address handle as the NIC holds it (rxe WQEs name it by number). */
+struct nic_ah {
+	bool valid;
+	uint32_t pd;
+	struct qpc_addr addr;
+};
+
 struct nic {
 	enum wqe_format format;
+	struct nic_ah *ah;         /* index = ah_num - 1 */
+	uint32_t nah;
 	struct nic_tx tx;
 	uint8_t frame[NIC_FRAME_MAX];
 	uint8_t rx_frame[NIC_FRAME_MAX + 64];
@@ -133,6 +142,14 @@ struct nic {
 
 struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port);
 void nic_destroy(struct nic *n);
+
+/* Address-handle commands: the new handle's number (>= 1), or 0 when the
+ * table cannot grow. */
+uint32_t nic_ah_create(struct nic *n, uint32_t pd, const union wqe_gid *dgid, const uint8_t dmac[6],
+		       uint32_t flow_label, uint8_t sgid_index, uint8_t hop_limit, uint8_t tclass,
+		       uint8_t sl, uint16_t udp_sport);
+void nic_ah_destroy(struct nic *n, uint32_t ah_num);
+const struct nic_ah *nic_ah_find(const struct nic *n, uint32_t ah_num);
 
 /* Commands. Each returns 0 or a positive errno. */
 int nic_qp_create(struct nic *n, struct qpc *q);

@@ -63,7 +63,7 @@ static bool op_is_rd_atomic(enum wqe_op op)
 static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f)
 {
 	struct eng_qp *e = q->eng;
-	struct wqe_decode_ctx dctx = {q->type, 0};
+	struct wqe_decode_ctx dctx = {.qp_type = q->type, .max_bytes = 0, .qpn = q->qpn};
 	uint32_t size = 0;
 
 	f->start = e->req.fetch;
@@ -73,7 +73,9 @@ static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f
 	memcpy(f->buf, sq_ring_block(q->sq, f->start), WQE_BLOCK_SIZE);
 	e->stats.wqe_fetch_blocks++;
 	e->stats.wqes_fetched++;
-	if (wqe_peek_size(q->format, f->buf, WQE_BLOCK_SIZE, &size) || size == 0)
+	if (q->sq->slot_blocks)
+		size = q->sq->slot_blocks * WQE_BLOCK_SIZE; /* rxe: one slot each */
+	else if (wqe_peek_size(q->format, f->buf, WQE_BLOCK_SIZE, &size) || size == 0)
 		return refuse(f, WQE_CHECK_WELL_FORMED, "unreadable WQE size",
 			      WQE_WC_LOC_QP_OP_ERR);
 	if (size / WQE_BLOCK_SIZE > avail)
@@ -103,11 +105,30 @@ static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f
 static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
 {
 	const struct wqe_desc *d = &f->d;
+
+	/* A format whose WQE leaves signaling to the QP (rxe) is signaled by
+	 * sq_sig_all; mlx5 folds it into the CE bit already. */
+	f->d.signaled = f->d.signaled || q->sq_sig_all;
 	uint32_t need = op_is_rd_atomic(d->op) ? WQE_ACCESS_LOCAL_WRITE : 0;
 
 	if (!wqe_op_legal(d->op, q->type))
 		return refuse(f, WQE_CHECK_OPCODE, "opcode not legal on the transport",
 			      WQE_WC_LOC_QP_OP_ERR);
+	if (q->type == WQE_QPT_UD && d->ud.ah_num) {
+		/* rxe names the address by number: look it up, in this QP's PD. */
+		const struct nic_ah *ah = nic_ah_find(n, d->ud.ah_num);
+
+		if (!ah || ah->pd != q->pd)
+			return refuse(f, WQE_CHECK_WELL_FORMED, "no such address handle",
+				      WQE_WC_LOC_QP_OP_ERR);
+		f->d.ud.dgid = ah->addr.dgid;
+		memcpy(f->d.ud.dmac, ah->addr.dmac, 6);
+		f->d.ud.flow_label = ah->addr.flow_label;
+		f->d.ud.sgid_index = ah->addr.sgid_index;
+		f->d.ud.hop_limit = ah->addr.hop_limit;
+		f->d.ud.tclass = ah->addr.tclass;
+		f->d.ud.sl = ah->addr.sl;
+	}
 	if (d->total_len > MAX_MSG)
 		return refuse(f, WQE_CHECK_LENGTH, "message over 2^31 bytes", WQE_WC_LOC_LEN_ERR);
 	if (q->type == WQE_QPT_UD && d->total_len > wqe_mtu_to_bytes(UD_MTU))
@@ -199,8 +220,12 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	n->tx_qpn = q->qpn;
 	n->tx_counter = f->start;
 	pktz_qp_of(n, q, &pq);
-	if (q->type == WQE_QPT_UD)
+	if (q->type == WQE_QPT_UD) {
 		pq.sgid = n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
+		/* rxe's address vector has no UDP port: the QP's own is used. */
+		if (!f->d.ud.udp_sport)
+			f->d.ud.udp_sport = q->av.udp_sport;
+	}
 	if (wqe_pktz_init(&z, &pq, &f->d, e->req.resume ? e->req.resume_first : e->req.psn,
 			  f->iov, f->niov, e->req.ip_id))
 		return;
@@ -301,7 +326,7 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 	int done = 0;
 
 	while (done < budget && (q->state == WQE_QPS_RTS)) {
-		uint32_t pi = atomic_load_explicit(&q->sq->dbrec, memory_order_acquire);
+		uint32_t pi = sq_ring_producer(q->sq, r->fetch);
 		enum wqe_wc_status st;
 		uint64_t blocks0;
 
@@ -326,4 +351,19 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 		done++;
 	}
 	return done;
+}
+
+int req_not_ready(struct nic *n, struct qpc *q)
+{
+	struct eng_req *r = &q->eng->req;
+	static _Thread_local struct fetched f;
+	uint32_t pi = sq_ring_producer(q->sq, r->fetch);
+
+	if (r->fetch == pi)
+		return 0;
+	if (fetch(q, pi - r->fetch, &f) == WQE_WC_SUCCESS)
+		refuse(&f, WQE_CHECK_QP_STATE, "posted while the QP is not ready to send (below RTS)",
+		       WQE_WC_LOC_QP_OP_ERR);
+	fail(n, q, &f, WQE_WC_LOC_QP_OP_ERR);
+	return 1;
 }

@@ -12,4 +12,9 @@
 /* Processes up to @budget WQEs of @q; returns the WQEs handled. */
 int req_run(struct nic *n, struct qpc *q, int budget);
 
+/* With the checks left to the NIC, a WQE posted while @q is below RTS:
+ * complete it with LOC_QP_OP_ERR, move the QP to ERR, flush the rest.
+ * Returns 1 if there was one. */
+int req_not_ready(struct nic *n, struct qpc *q);
+
 #endif

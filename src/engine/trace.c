@@ -18,6 +18,7 @@ const char *wqe_check_str(enum wqe_check c)
 	case WQE_CHECK_OPCODE: return "opcode legal on the transport";
 	case WQE_CHECK_LENGTH: return "message length";
 	case WQE_CHECK_LKEY: return "lkey, PD, access and bounds";
+	case WQE_CHECK_QP_STATE: return "QP state";
 	}
 	return "unknown";
 }

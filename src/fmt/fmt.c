@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "fmt/mlx5.h"
+#include "fmt/rxe.h"
 
 const struct fmt_ops *fmt_get(enum wqe_format fmt)
 {
@@ -19,7 +20,7 @@ const struct fmt_ops *fmt_get(enum wqe_format fmt)
 	case WQE_FORMAT_MLX5:
 		return &mlx5_fmt_ops;
 	case WQE_FORMAT_RXE:
-		return NULL;
+		return &rxe_fmt_ops;
 	}
 	return NULL;
 }

@@ -31,7 +31,7 @@ struct fmt_ops {
 				      size_t len, struct wqe_desc *out);
 };
 
-/* The ops of @fmt, or NULL for a format that is not implemented (rxe). */
+/* The ops of @fmt, or NULL for an unknown format. */
 const struct fmt_ops *fmt_get(enum wqe_format fmt);
 
 #endif /* WQE_FMT_FMT_H */

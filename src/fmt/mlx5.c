@@ -22,6 +22,12 @@
 #define MLX5_KNOWN_SEND_FLAGS                                                          \
 	(WQE_SEND_FENCE | WQE_SEND_SIGNALED | WQE_SEND_SOLICITED | WQE_SEND_INLINE)
 
+/* A UD SEND or SEND_WITH_IMM: the only requests whose wr.ud is meaningful. */
+static bool ud_send(const struct wqe_send_wr *wr)
+{
+	return wr->opcode == WQE_WR_SEND || wr->opcode == WQE_WR_SEND_WITH_IMM;
+}
+
 static const uint8_t mlx5_opcodes[WQE_OP_COUNT] = {
 	[WQE_OP_SEND] = MLX5_OPC_SEND,
 	[WQE_OP_SEND_WITH_IMM] = MLX5_OPC_SEND_IMM,
@@ -146,7 +152,7 @@ static int plan_wr(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
 		return EINVAL;
 	if ((wr->send_flags & WQE_SEND_INLINE) && !wqe_op_inline_ok(p->op))
 		return EINVAL;
-	if (qp->qp_type == WQE_QPT_UD && !wr->wr.ud.ah)
+	if (qp->qp_type == WQE_QPT_UD && ud_send(wr) && !wr->wr.ud.ah)
 		return EINVAL;
 	err = plan_data(qp, wr, p, &data_ds);
 	if (err)
@@ -309,8 +315,17 @@ static void put_transport(struct ring_cursor *w, const struct mlx5_plan *p,
 		ring_put(w, seg, MLX5_RADDR_BYTES);
 	}
 	if (p->segs & MLX5_SEG_DGRAM) {
-		set_dgram_seg(seg, &wr->wr.ud.ah->attr, wr->wr.ud.remote_qpn,
-			      wr->wr.ud.remote_qkey);
+		if (ud_send(wr)) {
+			set_dgram_seg(seg, &wr->wr.ud.ah->attr, wr->wr.ud.remote_qpn,
+				      wr->wr.ud.remote_qkey);
+		} else {
+			/* Only a SEND names an address handle: for any other
+			 * opcode wr.ud.ah aliases wr.rdma.remote_addr, and the
+			 * provider would follow it. The segment stays empty
+			 * (extended AV, QPN 0) for the NIC to refuse the opcode. */
+			memset(seg, 0, MLX5_DGRAM_BYTES);
+			put_be32(seg + 8, MLX5_EXTENDED_UD_AV);
+		}
 		ring_put(w, seg, MLX5_DGRAM_BYTES);
 	}
 }

@@ -40,15 +40,31 @@ uint32_t sq_ring_free_blocks(const struct sq_ring *r)
 	/* Acquire pairs with the engine's release after it has finished
 	 * reading the blocks it retires: they may be overwritten now. */
 	uint32_t ci = atomic_load_explicit(&r->ci, memory_order_acquire);
+	uint32_t used = r->pi - ci + r->slot_blocks;
 
-	return r->nblocks - (r->pi - ci);
+	return used >= r->nblocks ? 0 : r->nblocks - used;
 }
 
 void sq_ring_publish(struct sq_ring *r)
 {
 	/* Release: every WQE byte written before this store is visible to
 	 * an engine that reads the doorbell record with acquire. */
-	atomic_store_explicit(&r->dbrec, r->pi, memory_order_release);
+	uint32_t v = r->pi;
+
+	if (r->slot_blocks)
+		v = (r->pi / r->slot_blocks) & (r->nblocks / r->slot_blocks - 1);
+	atomic_store_explicit(&r->dbrec, v, memory_order_release);
+}
+
+uint32_t sq_ring_producer(const struct sq_ring *r, uint32_t ref)
+{
+	uint32_t v = atomic_load_explicit(&r->dbrec, memory_order_acquire);
+	uint32_t mask;
+
+	if (!r->slot_blocks)
+		return v;
+	mask = r->nblocks / r->slot_blocks - 1;
+	return ref + ((v - ref / r->slot_blocks) & mask) * r->slot_blocks;
 }
 
 uint8_t *sq_ring_block(const struct sq_ring *r, uint32_t counter)

@@ -25,6 +25,11 @@
 struct sq_ring {
 	uint8_t *buf;            /* nblocks x 64 bytes, 64-byte aligned */
 	uint32_t nblocks;        /* power of two */
+	/* 0: WQEs of any number of blocks (mlx5), the doorbell record holds
+	 * the free-running block counter. Else every WQE fills one slot of
+	 * this many blocks (rxe): the record holds the masked slot index and
+	 * one slot is always kept empty. */
+	uint32_t slot_blocks;
 	uint32_t pi;             /* producer, in blocks (posting side only) */
 	uint32_t posted_wqes;    /* WQEs posted (posting side only) */
 	_Atomic uint32_t dbrec;  /* doorbell record: published pi */
@@ -43,10 +48,18 @@ struct rq_ring {
 
 int sq_ring_init(struct sq_ring *r, uint32_t nblocks);
 void sq_ring_fini(struct sq_ring *r);
-/* Blocks free for the posting side (acquire on ci). */
+/* Blocks free for the posting side (acquire on ci); with slots, one slot
+ * is kept empty. */
 uint32_t sq_ring_free_blocks(const struct sq_ring *r);
 /* Publishes pi in the doorbell record (one release store). */
 void sq_ring_publish(struct sq_ring *r);
+/*
+ * The producer counter as the engine reads it from the doorbell record
+ * (acquire), as a free-running block counter. @ref is a counter the engine
+ * holds (its fetch or consumer counter): with slots the record is a masked
+ * index, and the producer is at most one ring ahead of @ref.
+ */
+uint32_t sq_ring_producer(const struct sq_ring *r, uint32_t ref);
 /* Pointer to block @counter (masked). */
 uint8_t *sq_ring_block(const struct sq_ring *r, uint32_t counter);
 

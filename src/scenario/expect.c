@@ -32,7 +32,9 @@ static int check_cqe(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_sce
 {
 	struct sc_qp *q = &sc->qp[st->a];
 	struct sc_cqlist *cl = st->queue ? &q->recvd : &q->sent;
-	const struct wqe_wc *wc, *x = &st->cqe;
+	const struct wqe_wc *wc;
+	struct wqe_wc want = st->cqe;
+	const struct wqe_wc *x = &want;
 	char got[160];
 
 	sc_poll_all(sc);
@@ -40,6 +42,11 @@ static int check_cqe(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_sce
 		verdict(sc, st, false);
 		return sc_fail(err, st->line, 0, "expected a %s completion on %s, got none",
 			       st->queue ? "receive" : "send", q->name);
+	}
+	if ((st->cqe_mask & 32) && st->n3) {
+		const struct wqe_mr *mr = sc->reg[st->reg2].mr;
+
+		want.invalidated_rkey = st->n3 == 1 ? mr->rkey : mr->lkey;
 	}
 	wc = &cl->e[cl->next].wc;
 	cl->e[cl->next++].matched = true;

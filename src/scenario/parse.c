@@ -286,6 +286,7 @@ int sc_st_qp(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err
 	if (sc_check_keys(l, 4, keys, err))
 		return -1;
 	q->ep = (uint32_t)ep;
+	q->peer = -1;
 	q->mtu = WQE_MTU_1024;
 	q->cap = (struct wqe_qp_cap){64, 64, 4, 4, 0};
 	q->cq_depth = 1024;
@@ -452,6 +453,8 @@ int sc_st_connect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenari
 		return -ENOMEM;
 	st->a = a;
 	st->b = b;
+	sc->qp[a].peer = b;
+	sc->qp[b].peer = a;
 	st->timeout = 14;
 	st->retry = 7;
 	st->rnr_retry = 7;

@@ -48,6 +48,37 @@ static int queue_of(const struct sc_line *l, const struct sc_word *w, int *q,
 	return 0;
 }
 
+/* inv=N, or inv=REGION.rkey / REGION.lkey: a key only known once the run
+ * has registered the region (st->reg2, st->n3 = 1 rkey, 2 lkey). */
+static int key_ref(struct wqe_scenario *sc, const struct sc_line *l, const struct sc_word *w,
+		   struct sc_stmt *st, struct wqe_scenario_err *err)
+{
+	const char *s = sc_val(w), *dot;
+	size_t n = sc_vlen(w);
+	uint64_t v;
+
+	if (n && ((s[0] >= '0' && s[0] <= '9'))) {
+		if (sc_num(l, w, UINT32_MAX, &v, err))
+			return -1;
+		st->cqe.invalidated_rkey = (uint32_t)v;
+		st->n3 = 0;
+		return 0;
+	}
+	dot = memchr(s, '.', n);
+	if (dot) {
+		struct sc_word name = {s, (size_t)(dot - s), w->col + (uint32_t)(s - w->s), NULL};
+		size_t kn = n - (size_t)(dot + 1 - s);
+
+		if ((kn == 4 && !memcmp(dot + 1, "rkey", 4)) || (kn == 4 && !memcmp(dot + 1, "lkey", 4))) {
+			if ((st->reg2 = sc_ref(sc, l, &name, OBJ_REG, err)) < 0)
+				return -1;
+			st->n3 = dot[1] == 'r' ? 1 : 2;
+			return 0;
+		}
+	}
+	return FAILW(w, "expected a key: a number or REGION.rkey / REGION.lkey");
+}
+
 static int ex_cqe(struct wqe_scenario *sc, struct sc_line *l, struct sc_stmt *st,
 		  struct wqe_scenario_err *err)
 {
@@ -94,9 +125,8 @@ static int ex_cqe(struct wqe_scenario *sc, struct sc_line *l, struct sc_stmt *st
 		st->cqe_mask |= 16;
 	}
 	if ((w = sc_get(l, 4, "inv"))) {
-		if (sc_num(l, w, UINT32_MAX, &v, err))
+		if (key_ref(sc, l, w, st, err) < 0)
 			return -1;
-		st->cqe.invalidated_rkey = (uint32_t)v;
 		st->cqe_mask |= 32;
 	}
 	if ((w = sc_get(l, 4, "src_qp"))) {

@@ -208,6 +208,8 @@ static int ex_post(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scena
 				   *bad;
 
 		rc = wqe_post_recv(q->qp, &rw, &bad);
+		if (sc->opts->trace)
+			sc_trace_recv(sc, st, &sc->req.wr, rc);
 	} else {
 		struct wqe_send_wr *bad;
 
@@ -224,6 +226,7 @@ static int ex_post(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scena
 		r->wqe_counter = before.sq_pi;
 		r->nblocks = after.sq_pi - before.sq_pi;
 		r->err = rc;
+		sc_req_record(sc, r, &sc->req.wr);
 		if (sc->opts->trace)
 			sc_trace_post(sc, st, r, &sc->req.wr);
 		if (rc && after.sq_pi != before.sq_pi)
@@ -298,10 +301,13 @@ static int ex_run(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenar
 {
 	uint64_t rounds = 0, before;
 
+	if (sc->opts->trace)
+		sc_trace_run(sc, st);
 	if (st->steps) {
 		for (uint64_t i = 0; i < st->steps; i++)
 			round_all(sc);
 		sc_poll_all(sc);
+		sc_settle(sc);
 		return 0;
 	}
 	while (rounds++ < st->max_rounds) {
@@ -315,8 +321,10 @@ static int ex_run(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenar
 			if (sc->ep[i].ctx && wqe_context_next_deadline(sc->ep[i].ctx, &t) == 1 &&
 			    t < next)
 				next = t;
-		if (next == UINT64_MAX)
+		if (next == UINT64_MAX) {
+			sc_settle(sc);
 			return 0;
+		}
 		if (next > sc->now_ns)
 			sc->now_ns = next;
 	}

@@ -13,6 +13,7 @@
 
 #include "wqe/wqe.h"
 #include "wqe/scenario.h"
+#include "wqe/trace.h"
 
 #define SC_NAME_MAX 32u
 #define SC_MAX_OBJ 64u
@@ -75,6 +76,8 @@ struct sc_qp {
 	struct wqe_cq *scq, *rcq;
 	struct sc_cqlist sent, recvd;
 	struct wqe_ah *ah_to[SC_MAX_OBJ]; /* UD: address handles by destination QP */
+	int peer;            /* RC/UC: the QP it is connected to, or -1 */
+	size_t last_rx_req;  /* trace: request of the last packet it received, +1 (0: none) */
 };
 
 struct sc_region {
@@ -136,15 +139,32 @@ struct sc_trace_ctx {
 	uint32_t ep;
 };
 
+/* A posted send request, what became of it (trace and summary). */
 struct sc_req {
 	uint32_t line;
 	uint32_t qp;
 	uint32_t wqe_counter;   /* first block in the ring */
 	uint32_t nblocks;
 	int err;                /* post-time errno, 0 if accepted */
-	uint32_t psn_first, psn_last;
+	char why[112];          /* post time: why it was refused */
+	enum wqe_wr_opcode opcode;
+	unsigned int send_flags; /* as posted (sig_all not included) */
+	bool signaled;          /* as the WQE says (sig_all included) */
+	bool is_inline;
+	uint32_t wqe_bytes;     /* bytes of the WQE that carry meaning (ds x 16) */
+	uint64_t length;        /* message length */
+	uint32_t psn_first;     /* PSN of its first packet */
 	bool has_psn;
-	uint32_t dest_qpn;
+	uint32_t fetch_blocks;  /* ring blocks read, every fetch (retries too) */
+	uint32_t payload_reads; /* DMA reads of the payload, every fetch */
+	uint32_t packets;       /* request packets sent, retransmissions included */
+	uint32_t responses;     /* response packets received for it */
+	bool check_failed;      /* a processing-time check refused it */
+	enum wqe_check check;
+	bool has_cqe;
+	enum wqe_wc_status status;
+	bool retired;           /* its ring blocks were reclaimed */
+	bool settled;           /* the trace has said how it ended */
 };
 
 struct wqe_scenario {
@@ -219,9 +239,17 @@ void sc_poll_all(struct wqe_scenario *sc);
 /* expect.c */
 int sc_expect(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenario_err *err);
 
-/* trace.c */
+/* trace.c: engine events, counted, captured and printed */
 void sc_trace_event(void *arg, const struct wqe_trace_event *ev);
+const char *sc_req_label(const struct wqe_scenario *sc, const struct sc_req *r, char *buf,
+			 size_t cap);
+/* trace_post.c: the software side of the trace */
+void sc_req_record(struct wqe_scenario *sc, struct sc_req *r, const struct wqe_send_wr *wr);
 void sc_trace_post(struct wqe_scenario *sc, const struct sc_stmt *st, const struct sc_req *r,
 		   const struct wqe_send_wr *wr);
+void sc_trace_recv(struct wqe_scenario *sc, const struct sc_stmt *st,
+		   const struct wqe_send_wr *wr, int rc);
+void sc_trace_run(struct wqe_scenario *sc, const struct sc_stmt *st);
+void sc_settle(struct wqe_scenario *sc);
 
 #endif

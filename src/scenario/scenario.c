@@ -79,6 +79,7 @@ static void teardown(struct wqe_scenario *sc)
 		memset(&q->ah_to, 0, sizeof(q->ah_to));
 		q->qp = NULL;
 		q->scq = q->rcq = NULL;
+		q->last_rx_req = 0;
 		memset(&q->sent, 0, sizeof(q->sent));
 		memset(&q->recvd, 0, sizeof(q->recvd));
 	}
@@ -178,6 +179,7 @@ int wqe_scenario_run(struct wqe_scenario *sc, const struct wqe_scenario_opts *op
 		rc = sc_exec(sc, &sc->st[i], err);
 		sc->res.statements++;
 	}
+	sc_settle(sc);
 	if (sc->pcap) {
 		wqe_pcap_close(sc->pcap);
 		sc->pcap = NULL;

@@ -1,51 +1,89 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scenario files: what the engine reports, counted for expectations,
- * captured to the pcap file, and printed as the trace: each request in its
- * three shapes (the Work Request as posted, the WQE in the ring, the
- * packets), the checks it met and where, what it cost in host-memory
- * transactions, the responses, and its completion or why it had none.
+ * Scenario files: what the engine reports. Every event is counted for the
+ * expectations and the summary, every frame sent goes to the pcap file,
+ * and with a trace each event is printed under the request it belongs to:
+ * the fetch and its cost, the checks, the packets in both directions, the
+ * completion. The NIC's events name a QP number and a ring position; the
+ * requests are found again from those (and from PSNs for the packets that
+ * cross the link).
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scenario/sc_int.h"
 
-/* The request a requester event belongs to. */
-static const struct sc_req *req_of(const struct wqe_scenario *sc, uint32_t qpn, uint32_t ctr,
-				   size_t *idx)
+/* The scenario QP with number @qpn on endpoint @ep, or -1. */
+static int qp_of(const struct wqe_scenario *sc, uint32_t ep, uint32_t qpn)
 {
-	for (size_t i = sc->nreqs; i-- > 0;) {
-		const struct sc_req *r = &sc->reqs[i];
+	for (uint32_t i = 0; i < sc->nqp; i++)
+		if (sc->qp[i].ep == ep && sc->qp[i].qp && wqe_qp_num(sc->qp[i].qp) == qpn)
+			return (int)i;
+	return -1;
+}
 
-		if (!r->err && wqe_qp_num(sc->qp[r->qp].qp) == qpn && r->wqe_counter == ctr) {
-			*idx = i;
+/* The accepted request of QP @qi whose WQE starts at ring counter @ctr. */
+static struct sc_req *req_at(struct wqe_scenario *sc, int qi, uint32_t ctr)
+{
+	for (size_t i = sc->nreqs; qi >= 0 && i-- > 0;) {
+		struct sc_req *r = &sc->reqs[i];
+
+		if (!r->err && r->qp == (uint32_t)qi && r->wqe_counter == ctr)
 			return r;
-		}
 	}
 	return NULL;
 }
 
-/* The QP (scenario name) with number @qpn on endpoint @ep. */
-static const char *qp_name(const struct wqe_scenario *sc, uint32_t ep, uint32_t qpn)
+/* The request of QP @qi a packet with @psn belongs to: the one whose first
+ * PSN is closest at or before it (24-bit serial arithmetic). */
+static struct sc_req *req_by_psn(struct wqe_scenario *sc, int qi, uint32_t psn)
 {
+	struct sc_req *best = NULL;
+	uint32_t bestd = 0x800000;
+
+	for (size_t i = 0; qi >= 0 && i < sc->nreqs; i++) {
+		struct sc_req *r = &sc->reqs[i];
+		uint32_t d = (psn - r->psn_first) & 0xffffff;
+
+		if (r->has_psn && r->qp == (uint32_t)qi && d < bestd) {
+			bestd = d;
+			best = r;
+		}
+	}
+	return best;
+}
+
+/* The QP that sent a request packet @p received by QP @qi. */
+static int sender_of(const struct wqe_scenario *sc, int qi, const struct wqe_pkt *p)
+{
+	if (qi < 0)
+		return -1;
+	if (sc->qp[qi].type != WQE_QPT_UD)
+		return sc->qp[qi].peer;
 	for (uint32_t i = 0; i < sc->nqp; i++)
-		if (sc->qp[i].ep == ep && sc->qp[i].qp && wqe_qp_num(sc->qp[i].qp) == qpn)
-			return sc->qp[i].name;
-	return "?";
+		if (sc->qp[i].qp && sc->qp[i].type == WQE_QPT_UD &&
+		    wqe_qp_num(sc->qp[i].qp) == p->deth.srcqp)
+			return (int)i;
+	return -1;
+}
+
+const char *sc_req_label(const struct wqe_scenario *sc, const struct sc_req *r, char *buf,
+			 size_t cap)
+{
+	snprintf(buf, cap, "#%zu line %u", (size_t)(r - sc->reqs) + 1, r->line);
+	return buf;
 }
 
 static void record_tx(struct wqe_scenario *sc, struct sc_endpoint *e,
-		      const struct wqe_trace_event *ev)
+		      const struct wqe_trace_event *ev, const struct wqe_pkt *p, int parsed)
 {
-	struct wqe_pkt p;
-
 	e->packets++;
 	sc->res.packets++;
 	if (sc->pcap)
 		wqe_pcap_write(sc->pcap, ev->frame, ev->len, ev->time_ns);
-	if (wqe_pkt_parse(ev->frame, ev->len, &p))
+	if (!parsed)
 		return;
 	if (e->ops.n == e->ops.cap) {
 		size_t nc = e->ops.cap ? e->ops.cap * 2 : 64;
@@ -56,98 +94,267 @@ static void record_tx(struct wqe_scenario *sc, struct sc_endpoint *e,
 		e->ops.op = n;
 		e->ops.cap = nc;
 	}
-	e->ops.op[e->ops.n++] = p.bth.opcode;
+	e->ops.op[e->ops.n++] = p->bth.opcode;
 }
 
-static void print_frame(FILE *f, const struct wqe_trace_event *ev)
+static void print_ip(FILE *f, const union wqe_gid *g)
 {
-	struct wqe_pkt p;
-	int rc = wqe_pkt_parse(ev->frame, ev->len, &p);
+	char buf[INET6_ADDRSTRLEN];
 
+	if (wqe_gid_is_v4(g))
+		inet_ntop(AF_INET, g->raw + 12, buf, sizeof(buf));
+	else
+		inet_ntop(AF_INET6, g->raw, buf, sizeof(buf));
+	fputs(buf, f);
+}
+
+/* The extension headers of @p, each with its values, one line each. */
+static void print_ext(FILE *f, const struct wqe_pkt *p)
+{
+	const char *in = "          ";
+
+	if (p->hdrs & WQE_HDR_DETH)
+		fprintf(f, "%sDETH Q_Key 0x%08x, source QP 0x%06x\n", in, p->deth.qkey,
+			p->deth.srcqp);
+	if (p->hdrs & WQE_HDR_RETH)
+		fprintf(f, "%sRETH va 0x%016" PRIx64 ", rkey 0x%08x, DMA length %u\n", in,
+			p->reth.va, p->reth.rkey, p->reth.dma_len);
+	if (p->hdrs & WQE_HDR_ATOMICETH)
+		fprintf(f, "%sAtomicETH va 0x%016" PRIx64 ", rkey 0x%08x, swap/add 0x%" PRIx64
+			   ", compare 0x%" PRIx64 "\n", in, p->atomiceth.va, p->atomiceth.rkey,
+			p->atomiceth.swap_add, p->atomiceth.compare);
+	if (p->hdrs & WQE_HDR_AETH)
+		fprintf(f, "%sAETH %s (syndrome 0x%02x, value %u), MSN %u\n", in,
+			wqe_aeth_syndrome_str(p->aeth.syndrome), p->aeth.syndrome,
+			wqe_aeth_value(p->aeth.syndrome), p->aeth.msn);
+	if (p->hdrs & WQE_HDR_ATOMICACKETH)
+		fprintf(f, "%sAtomicAckETH original value 0x%016" PRIx64 "\n", in,
+			p->atomicacketh.orig);
+	if (p->hdrs & WQE_HDR_IMMDT)
+		fprintf(f, "%sImmDt 0x%08x\n", in, p->immdt.imm);
+	if (p->hdrs & WQE_HDR_IETH)
+		fprintf(f, "%sIETH rkey 0x%08x (to invalidate)\n", in, p->ieth.rkey);
+}
+
+/* One packet: the BTH's fields, the extension headers, payload, ICRC. */
+static void print_pkt(FILE *f, const struct wqe_trace_event *ev, const struct wqe_pkt *p,
+		      int rc)
+{
 	if (rc) {
-		fprintf(f, "      (%zu bytes, not a RoCEv2 packet: %s)\n", ev->len,
+		fprintf(f, "        (%zu bytes, not a RoCEv2 packet: %s)\n", ev->len,
 			wqe_pkt_err_str(rc));
 		return;
 	}
-	fprintf(f, "      %s PSN %u%s%s pad %u, payload %u B, %zu B on the wire\n",
-		wqe_wire_opcode_str(p.bth.opcode), p.bth.psn, p.bth.se ? " SE" : "",
-		p.bth.ackreq ? " AckReq" : "", p.bth.padcnt, p.payload_len, ev->len);
-	wqe_pkt_print(f, &p);
+	fprintf(f, "        %s  PSN %u  SE %u  AckReq %u  pad %u  payload %u B  ICRC 0x%08x %s\n",
+		wqe_wire_opcode_str(p->bth.opcode), p->bth.psn, p->bth.se, p->bth.ackreq,
+		p->bth.padcnt, p->payload_len, p->icrc, p->icrc_ok ? "ok" : "BAD");
+	print_ext(f, p);
+	fprintf(f, "          frame %zu B: IPv%u ", ev->len, p->ipver);
+	print_ip(f, &p->src);
+	fprintf(f, ":%u > ", p->sport);
+	print_ip(f, &p->dst);
+	fprintf(f, ":%u, dest QP 0x%06x, P_Key 0x%04x\n", p->dport, p->bth.destqp, p->bth.pkey);
 }
 
 static void print_cqe(FILE *f, const struct wqe_trace_event *ev)
 {
-	fprintf(f, "      %s completion: status %s, opcode %s, byte_len %u", ev->is_recv ? "receive"
-		: "send", wqe_wc_status_str(ev->status), wqe_wc_opcode_str(ev->opcode),
-		ev->byte_len);
+	fprintf(f, "%s CQE: status %s, opcode %s, byte_len %u", ev->is_recv ? "receive" : "send",
+		wqe_wc_status_str(ev->status), wqe_wc_opcode_str(ev->opcode), ev->byte_len);
 	if (ev->wc_flags & WQE_WC_WITH_IMM)
 		fprintf(f, ", imm 0x%08x", ev->imm);
 	if (ev->wc_flags & WQE_WC_WITH_INV)
 		fprintf(f, ", invalidated rkey 0x%08x", ev->imm);
-	if (ev->src_qp)
+	if (ev->is_recv && ev->src_qp)
 		fprintf(f, ", src_qp 0x%06x", ev->src_qp);
+	if (ev->status == WQE_WC_WR_FLUSH_ERR)
+		fprintf(f, " (flushed: the QP is in ERR, the WQE was never processed, no packet)");
 	fputc('\n', f);
+}
+
+/* "[#3 line 26] A qa" or "[-] A qa". */
+static void who(FILE *f, const struct wqe_scenario *sc, const struct sc_req *r, uint32_t ep,
+		int qi)
+{
+	char b[48];
+
+	fprintf(f, "  [%s] %s %s", r ? sc_req_label(sc, r, b, sizeof(b)) : "-", sc->ep[ep].name,
+		qi >= 0 ? sc->qp[qi].name : "?");
+}
+
+static void on_fetch(struct wqe_scenario *sc, FILE *f, struct sc_req *r,
+		     const struct wqe_trace_event *ev)
+{
+	const struct wqe_desc *d = ev->desc;
+	/* A READ's or an atomic's SGEs are where the response is written:
+	 * nothing of the payload is read from host memory. */
+	bool dest = d && (d->op == WQE_OP_RDMA_READ || d->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
+			  d->op == WQE_OP_ATOMIC_FETCH_AND_ADD);
+	uint32_t reads = dest ? 0 : ev->payload_reads;
+
+	if (r) {
+		r->fetch_blocks += ev->fetch_blocks;
+		r->payload_reads += reads;
+	}
+	if (!f)
+		return;
+	fprintf(f, " fetched the WQE: %u block%s of 64 B read from the ring\n", ev->fetch_blocks,
+		ev->fetch_blocks == 1 ? "" : "s");
+	fprintf(f, "        processing-time checks passed: well-formed, %s legal on %s, length "
+		   "%" PRIu64 " B, ", d ? wqe_op_str(d->op) : "opcode",
+		r ? wqe_qp_type_str(sc->qp[r->qp].type) : "the transport", d ? d->total_len : 0);
+	if (d && d->is_inline)
+		fprintf(f, "payload inline (no lkey to check)\n");
+	else if (d && d->num_sge) {
+		fprintf(f, "lkey%s", d->num_sge > 1 ? "s" : "");
+		for (uint32_t i = 0; i < d->num_sge && i < WQE_DESC_MAX_SGE; i++)
+			fprintf(f, " 0x%08x", d->sge[i].lkey);
+		fprintf(f, " valid, same PD, in bounds%s\n",
+			dest ? ", LOCAL_WRITE (the response is written there)" : "");
+	} else {
+		fprintf(f, "no payload\n");
+	}
+	fprintf(f, "        host-memory cost: %u WQE block read%s + %u payload read%s = %u "
+		   "transaction%s%s\n", ev->fetch_blocks, ev->fetch_blocks == 1 ? "" : "s",
+		reads, reads == 1 ? "" : "s", ev->fetch_blocks + reads,
+		ev->fetch_blocks + reads == 1 ? "" : "s",
+		d && d->is_inline ? " (the payload came with the WQE)"
+		: dest ? " (nothing to read: the data comes back in the response)" : "");
+}
+
+static void on_check_fail(FILE *f, struct sc_req *r, const struct wqe_trace_event *ev)
+{
+	if (r) {
+		r->check_failed = true;
+		r->check = ev->check;
+	}
+	if (!f)
+		return;
+	fprintf(f, " processing-time check FAILED: %s", wqe_check_str(ev->check));
+	if (ev->check == WQE_CHECK_LKEY && ev->desc && ev->sge_index < ev->desc->num_sge)
+		fprintf(f, " of SGE %u (lkey 0x%08x)", ev->sge_index,
+			ev->desc->sge[ev->sge_index].lkey);
+	fprintf(f, ": %s\n        -> no packet; a %s CQE (written even when unsignaled); the QP "
+		   "goes to ERR and every later WQE is flushed\n", ev->reason ? ev->reason : "",
+		wqe_wc_status_str(ev->status));
+}
+
+static void on_tx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
+{
+	FILE *f = sc->opts->trace;
+	struct wqe_wire_opinfo oi;
+	struct wqe_pkt p;
+	int rc = wqe_pkt_parse(ev->frame, ev->len, &p);
+	int qi = qp_of(sc, ep, ev->qpn);
+	bool resp = !rc && !wqe_wire_opcode_info(p.bth.opcode, &oi) && oi.is_response;
+	struct sc_req *r = NULL;
+
+	record_tx(sc, &sc->ep[ep], ev, &p, !rc);
+	if (!rc && resp)
+		r = qi >= 0 ? req_by_psn(sc, sc->qp[qi].peer, p.bth.psn) : NULL;
+	else if (!rc && (r = req_at(sc, qi, ev->wqe_counter))) {
+		r->packets++;
+		if (!r->has_psn) {
+			r->has_psn = true;
+			r->psn_first = p.bth.psn;
+		}
+	}
+	if (!f)
+		return;
+	who(f, sc, r, ep, qi);
+	fprintf(f, " %s:\n", resp ? "answers" : "sends");
+	print_pkt(f, ev, &p, rc);
+}
+
+static void on_rx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
+{
+	FILE *f = sc->opts->trace;
+	struct wqe_wire_opinfo oi;
+	struct wqe_pkt p;
+	int rc = wqe_pkt_parse(ev->frame, ev->len, &p);
+	int qi = qp_of(sc, ep, ev->qpn);
+	struct sc_req *r = NULL;
+	bool resp = !rc && !wqe_wire_opcode_info(p.bth.opcode, &oi) && oi.is_response;
+
+	if (!rc && resp) {
+		if ((r = req_by_psn(sc, qi, p.bth.psn)))
+			r->responses++;
+	} else if (!rc) {
+		r = req_by_psn(sc, sender_of(sc, qi, &p), p.bth.psn);
+		if (qi >= 0)
+			sc->qp[qi].last_rx_req = r ? (size_t)(r - sc->reqs) + 1 : 0;
+	}
+	if (!f)
+		return;
+	who(f, sc, r, ep, qi);
+	if (rc) {
+		fprintf(f, " %s %zu bytes that are not a RoCEv2 packet (%s)\n",
+			ev->kind == WQE_TRACE_DROP ? "dropped" : "received", ev->len,
+			wqe_pkt_err_str(rc));
+		return;
+	}
+	fprintf(f, " %s %s PSN %u", ev->kind == WQE_TRACE_DROP ? "DROPPED an arriving" : "receives",
+		wqe_wire_opcode_str(p.bth.opcode), p.bth.psn);
+	if (p.hdrs & WQE_HDR_AETH)
+		fprintf(f, " (AETH %s, MSN %u)", wqe_aeth_syndrome_str(p.aeth.syndrome), p.aeth.msn);
+	if (p.hdrs & WQE_HDR_ATOMICACKETH)
+		fprintf(f, " (original value 0x%" PRIx64 ")", p.atomicacketh.orig);
+	fprintf(f, ", ICRC %s", p.icrc_ok ? "ok" : "BAD");
+	if (ev->kind == WQE_TRACE_DROP)
+		fprintf(f, ": %s", ev->reason ? ev->reason : "");
+	fputc('\n', f);
+}
+
+static void on_cqe(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
+{
+	FILE *f = sc->opts->trace;
+	int qi = qp_of(sc, ep, ev->qpn);
+	struct sc_req *r;
+
+	if (ev->is_recv)
+		r = qi >= 0 && sc->qp[qi].last_rx_req ? &sc->reqs[sc->qp[qi].last_rx_req - 1]
+						       : NULL;
+	else
+		r = req_at(sc, qi, ev->wqe_counter);
+	if (r && !ev->is_recv) {
+		r->has_cqe = true;
+		r->status = ev->status;
+		r->settled = true;
+	}
+	if (!f)
+		return;
+	who(f, sc, r, ep, qi);
+	fputc(' ', f);
+	print_cqe(f, ev);
 }
 
 static void print_event(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
 {
 	FILE *f = sc->opts->trace;
-	const struct sc_endpoint *e = &sc->ep[ep];
-	size_t idx = 0;
-	const struct sc_req *r = ev->kind == WQE_TRACE_RX || ev->kind == WQE_TRACE_DROP ? NULL
-				 : req_of(sc, ev->qpn, ev->wqe_counter, &idx);
-	char who[96];
+	int qi = qp_of(sc, ep, ev->qpn);
+	struct sc_req *r = req_at(sc, qi, ev->wqe_counter);
 
-	if (r && !(ev->kind == WQE_TRACE_CQE && ev->is_recv))
-		snprintf(who, sizeof(who), "%s request #%zu (line %u)", e->name, idx + 1, r->line);
-	else
-		snprintf(who, sizeof(who), "%s %s", e->name, qp_name(sc, ep, ev->qpn));
 	switch (ev->kind) {
-	case WQE_TRACE_DOORBELL:
-		break; /* printed with the post, in sc_trace_post() */
 	case WQE_TRACE_FETCH:
-		fprintf(f, "  [%s] NIC fetched the WQE: %u block%s of 64 B from the ring, %u "
-			   "payload read%s (%s); checks passed: well-formed, opcode legal on the "
-			   "transport, length, lkeys\n",
-			who, ev->fetch_blocks, ev->fetch_blocks == 1 ? "" : "s", ev->payload_reads,
-			ev->payload_reads == 1 ? "" : "s",
-			ev->desc && ev->desc->is_inline ? "payload inline in the WQE, no lkey checked"
-							 : "payload by DMA through the lkeys");
-		fprintf(f, "      host-memory transactions: %u\n",
-			ev->fetch_blocks + ev->payload_reads);
+		if (f)
+			who(f, sc, r, ep, qi);
+		on_fetch(sc, f, r, ev);
 		break;
 	case WQE_TRACE_CHECK_FAIL:
-		fprintf(f, "  [%s] processing-time check failed: %s", who, wqe_check_str(ev->check));
-		if (ev->check == WQE_CHECK_LKEY)
-			fprintf(f, " (SGE %u)", ev->sge_index);
-		fprintf(f, ": %s -> %s, no packet, QP to ERR\n", ev->reason ? ev->reason : "",
-			wqe_wc_status_str(ev->status));
+		if (f)
+			who(f, sc, r, ep, qi);
+		on_check_fail(f, r, ev);
 		break;
 	case WQE_TRACE_STALL:
-		fprintf(f, "  [%s] waits: %s\n", who, ev->reason ? ev->reason : "");
-		break;
-	case WQE_TRACE_TX:
-		fprintf(f, "  [%s] packet out:\n", who);
-		print_frame(f, ev);
-		break;
-	case WQE_TRACE_RX: {
-		struct wqe_pkt p;
-
-		if (wqe_pkt_parse(ev->frame, ev->len, &p) == 0)
-			fprintf(f, "  [%s] packet in: %s PSN %u, ICRC %s\n", who,
-				wqe_wire_opcode_str(p.bth.opcode), p.bth.psn,
-				p.icrc_ok ? "ok" : "BAD");
-		break;
-	}
-	case WQE_TRACE_DROP:
-		fprintf(f, "  [%s] packet dropped on arrival: %s\n", who, ev->reason);
+		if (f) {
+			who(f, sc, r, ep, qi);
+			fprintf(f, " waits: %s\n", ev->reason ? ev->reason : "");
+		}
 		break;
 	case WQE_TRACE_RETRY:
-		fprintf(f, "  [%s] goes back to PSN %u: %s\n", who, ev->psn, ev->reason);
-		break;
-	case WQE_TRACE_CQE:
-		fprintf(f, "  [%s]\n", who);
-		print_cqe(f, ev);
+		if (f) {
+			who(f, sc, req_by_psn(sc, qi, ev->psn), ep, qi);
+			fprintf(f, " goes back to PSN %u: %s\n", ev->psn, ev->reason ? ev->reason : "");
+		}
 		break;
 	default:
 		break;
@@ -159,49 +366,21 @@ void sc_trace_event(void *arg, const struct wqe_trace_event *ev)
 	struct sc_trace_ctx *c = arg;
 	struct wqe_scenario *sc = c->sc;
 
-	if (ev->kind == WQE_TRACE_TX)
-		record_tx(sc, &sc->ep[c->ep], ev);
-	if (sc->opts->trace)
+	switch (ev->kind) {
+	case WQE_TRACE_DOORBELL:
+		break; /* printed with the post, in sc_trace_post() */
+	case WQE_TRACE_TX:
+		on_tx(sc, c->ep, ev);
+		break;
+	case WQE_TRACE_RX:
+	case WQE_TRACE_DROP:
+		on_rx(sc, c->ep, ev);
+		break;
+	case WQE_TRACE_CQE:
+		on_cqe(sc, c->ep, ev);
+		break;
+	default:
 		print_event(sc, c->ep, ev);
-}
-
-void sc_trace_post(struct wqe_scenario *sc, const struct sc_stmt *st, const struct sc_req *r,
-		   const struct wqe_send_wr *wr)
-{
-	FILE *f = sc->opts->trace;
-	const struct sc_qp *q = &sc->qp[r->qp];
-	struct wqe_qp_dv dv;
-
-	fprintf(f, "\n== request #%zu, %s:%u: post %s (%s QP 0x%06x on %s) ==\n", sc->nreqs,
-		sc->name, st->line, q->name, wqe_qp_type_str(q->type), wqe_qp_num(q->qp),
-		sc->ep[q->ep].name);
-	fprintf(f, "-- 1. the software Work Request, as posted:\n");
-	wqe_print_send_wr(f, wr, q->type);
-	if (r->err) {
-		fprintf(f, "-- post-time check failed: wqe_post_send returned %s; nothing of it "
-			   "reached the ring, so no packet can leave\n", strerror(r->err));
-		return;
+		break;
 	}
-	fprintf(f, "-- post-time checks passed (QP state, opcode on %s, SGE count, lengths, "
-		   "inline rules); lkeys are judged later, by the NIC\n",
-		wqe_qp_type_str(q->type));
-	wqe_qp_dv_query(q->qp, &dv);
-	{
-		uint8_t wqe[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
-		struct wqe_decode_ctx dctx = {q->type, r->nblocks * WQE_BLOCK_SIZE};
-
-		for (uint32_t i = 0; i < r->nblocks && i < WQE_MAX_BLOCKS; i++)
-			memcpy(wqe + i * WQE_BLOCK_SIZE,
-			       dv.sq_buf + ((r->wqe_counter + i) & (dv.sq_nblocks - 1)) * 64u, 64);
-		fprintf(f, "-- 2. the WQE in the send ring (%s format), blocks %u..%u of %u:\n",
-			wqe_format_str(dv.format), r->wqe_counter & (dv.sq_nblocks - 1),
-			(r->wqe_counter + r->nblocks - 1) & (dv.sq_nblocks - 1), dv.sq_nblocks);
-		wqe_print_wqe(f, dv.format, &dctx, wqe, dctx.max_bytes);
-	}
-	if (!(wr->send_flags & WQE_SEND_SIGNALED) && !q->sig_all)
-		fprintf(f, "-- unsignaled: a successful completion writes no CQE (an error "
-			   "always does)\n");
-	fprintf(f, "-- doorbell: record = %u (release store), register = the first 8 bytes of "
-		   "the control segment\n", dv.sq_pi);
-	fprintf(f, "-- 3. what the NIC does with it (when the engine runs):\n");
 }

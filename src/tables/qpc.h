@@ -67,6 +67,7 @@ struct qpc {
 	enum wqe_format format;
 	uint32_t pd;
 	bool sq_sig_all;
+	bool checks_in_engine;   /* post-time-knowable checks left to the NIC */
 	struct sq_ring *sq;
 	struct rq_ring *rq;
 	struct cqc *send_cq;

@@ -23,8 +23,9 @@ struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr)
 
 	if (!attr)
 		attr = &default_attr;
-	if ((attr->format != WQE_FORMAT_MLX5) || attr->num_gids > WQE_MAX_GIDS ||
-	    attr->num_pkeys > WQE_MAX_PKEYS) {
+	if ((attr->format != WQE_FORMAT_MLX5 && attr->format != WQE_FORMAT_RXE) ||
+	    (attr->checks != WQE_CHECKS_AT_POST && attr->checks != WQE_CHECKS_IN_ENGINE) ||
+	    attr->num_gids > WQE_MAX_GIDS || attr->num_pkeys > WQE_MAX_PKEYS) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -144,6 +145,16 @@ struct wqe_ah *wqe_create_ah(struct wqe_pd *pd, const struct wqe_ah_attr *attr)
 		ah->attr.grh.hop_limit = 64;
 	if (!ah->attr.udp_sport)
 		ah->attr.udp_sport = (uint16_t)(0xc000u | (ah->attr.grh.flow_label & 0x3fff));
+	ah->sgid = pd->context->attr.gid[ah->attr.grh.sgid_index];
+	ah->ah_num = nic_ah_create(pd->context->nic, pd->handle, &ah->attr.grh.dgid, ah->attr.dmac,
+				   ah->attr.grh.flow_label, ah->attr.grh.sgid_index,
+				   ah->attr.grh.hop_limit, ah->attr.grh.traffic_class, ah->attr.sl,
+				   ah->attr.udp_sport);
+	if (!ah->ah_num) {
+		free(ah);
+		errno = ENOMEM;
+		return NULL;
+	}
 	pd->refs++;
 	pd->context->nah++;
 	return ah;
@@ -153,6 +164,7 @@ int wqe_destroy_ah(struct wqe_ah *ah)
 {
 	if (!ah || !ah->pd)
 		return EINVAL;
+	nic_ah_destroy(ah->context->nic, ah->ah_num);
 	ah->pd->refs--;
 	ah->context->nah--;
 	free(ah);
@@ -164,4 +176,13 @@ int verbs_check_ah_attr(const struct wqe_context *ctx, const struct wqe_ah_attr 
 int verbs_check_ah_attr(const struct wqe_context *ctx, const struct wqe_ah_attr *a)
 {
 	return check_ah_attr(ctx, a);
+}
+
+const char *wqe_check_policy_str(enum wqe_check_policy p)
+{
+	switch (p) {
+	case WQE_CHECKS_AT_POST: return "post";
+	case WQE_CHECKS_IN_ENGINE: return "engine";
+	}
+	return "unknown";
 }

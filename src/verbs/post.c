@@ -33,9 +33,12 @@ static int validate_send(const struct wqe_qp *qp, const struct wqe_send_wr *wr)
 	enum wqe_op op;
 	uint64_t total = 0;
 
-	if (!state_accepts_send(qp->sw_state))
+	bool post_checks = !qp->qpc.checks_in_engine;
+
+	/* With WQE_CHECKS_IN_ENGINE these two are the NIC's (LOC_QP_OP_ERR). */
+	if (post_checks && !state_accepts_send(qp->sw_state))
 		return EINVAL;
-	if (!catalog_op_from_wr(wr->opcode, &op) || !wqe_op_legal(op, qp->qpc.type))
+	if (!catalog_op_from_wr(wr->opcode, &op) || (post_checks && !wqe_op_legal(op, qp->qpc.type)))
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
 	    (wr->num_sge > 0 && !wr->sg_list))
@@ -51,7 +54,7 @@ static int validate_send(const struct wqe_qp *qp, const struct wqe_send_wr *wr)
 	if (is_atomic(wr->opcode) &&
 	    (wr->num_sge != 1 || total != 8 || (wr->wr.atomic.remote_addr & 7)))
 		return EINVAL;
-	if (qp->qpc.type == WQE_QPT_UD &&
+	if (qp->qpc.type == WQE_QPT_UD && wqe_op_legal(op, WQE_QPT_UD) &&
 	    (!wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->pd || wr->wr.ud.remote_qpn > 0xffffff))
 		return EINVAL;
 	if (wr->send_flags & ~(unsigned)SEND_FLAGS_ALL)
@@ -64,9 +67,16 @@ static void ring_doorbell(struct wqe_qp *qp, uint32_t last_start)
 	uint8_t db[8];
 
 	sq_ring_publish(&qp->sq);
-	/* The doorbell register carries the first 8 bytes of the last WQE's
-	 * control segment: opcode and index, QP number and size. */
-	memcpy(db, sq_ring_block(&qp->sq, last_start), 8);
+	if (qp->qpc.format == WQE_FORMAT_RXE) {
+		/* rxe's doorbell is the POST_SEND command naming the QP; we
+		 * pass its number and the producer index. */
+		put_be32(db, qp->qpc.qpn);
+		put_be32(db + 4, atomic_load_explicit(&qp->sq.dbrec, memory_order_relaxed));
+	} else {
+		/* mlx5: the first 8 bytes of the last WQE's control segment:
+		 * opcode and index, QP number and size. */
+		memcpy(db, sq_ring_block(&qp->sq, last_start), 8);
+	}
 	nic_doorbell(qp->context->nic, db);
 }
 

@@ -25,6 +25,8 @@ static int init_queues(struct wqe_qp *qp, uint32_t ring_blocks)
 
 	if (sq_ring_init(&qp->sq, ring_blocks) || rq_ring_init(&qp->rq, rq_slots, stride))
 		return ENOMEM;
+	if (qp->context->attr.format == WQE_FORMAT_RXE)
+		qp->sq.slot_blocks = qp->wqe_bytes / WQE_BLOCK_SIZE;
 	qp->sq_wrid = calloc(ring_blocks, sizeof(*qp->sq_wrid));
 	qp->rq_wrid = calloc(rq_slots, sizeof(*qp->rq_wrid));
 	if (!qp->sq_wrid || !qp->rq_wrid)
@@ -82,6 +84,7 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 		q->format = pd->context->attr.format;
 		q->pd = pd->handle;
 		q->sq_sig_all = attr->sq_sig_all != 0;
+		q->checks_in_engine = pd->context->attr.checks == WQE_CHECKS_IN_ENGINE;
 		q->sq = &qp->sq;
 		q->rq = &qp->rq;
 		q->send_cq = &attr->send_cq->cqc;
@@ -210,6 +213,7 @@ static void apply(struct wqe_qp *qp, const struct wqe_qp_attr *a, unsigned int m
 static void reset_queues(struct wqe_qp *qp)
 {
 	uint32_t sq_blocks = qp->sq.nblocks, rq_slots = qp->rq.nslots, stride = qp->rq.stride;
+	uint32_t slot_blocks = qp->sq.slot_blocks;
 	uint8_t *sb = qp->sq.buf, *rb = qp->rq.buf;
 
 	memset(sb, 0, (size_t)sq_blocks * 64u);
@@ -218,6 +222,7 @@ static void reset_queues(struct wqe_qp *qp)
 	memset(&qp->rq, 0, sizeof(qp->rq));
 	qp->sq.buf = sb;
 	qp->sq.nblocks = sq_blocks;
+	qp->sq.slot_blocks = slot_blocks;
 	qp->rq.buf = rb;
 	qp->rq.nslots = rq_slots;
 	qp->rq.stride = stride;

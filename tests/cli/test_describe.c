@@ -323,7 +323,7 @@ static void run_case(const struct dcase *c, uint32_t wqe_index)
 	struct wqe_text_opts opts = {c->t, NULL, NULL};
 	struct wqe_encode_qp qp = {c->t, 0x123456, WQE_DESC_MAX_SGE, 900, 0};
 	struct wqe_ring_view view = {ring, WQE_MAX_BLOCKS};
-	struct wqe_decode_ctx ctx = {c->t, 0};
+	struct wqe_decode_ctx ctx = {.qp_type = c->t, .max_bytes = 0};
 	struct wqe_text_err err;
 	struct wants *ws = malloc(sizeof(*ws));
 	uint32_t nb = 0;
@@ -365,7 +365,7 @@ static void test_largest(void)
 
 static void test_refused(void)
 {
-	struct wqe_decode_ctx ctx = {WQE_QPT_RC, 64};
+	struct wqe_decode_ctx ctx = {.qp_type = WQE_QPT_RC, .max_bytes = 64};
 	uint8_t w[64];
 
 	run_case(&cases[0], 0);
@@ -388,7 +388,7 @@ static void test_refused(void)
 /* Captures what @fn prints. */
 static char *capture_wqe(enum wqe_qp_type t)
 {
-	struct wqe_decode_ctx ctx = {t, 128};
+	struct wqe_decode_ctx ctx = {.qp_type = t, .max_bytes = 128};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "pair.h"
+#include "testutil.h"
 
 #include <string.h>
 #include <time.h>
@@ -20,7 +21,7 @@ static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,
 	struct wqe_qp_init_attr ia;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.format = WQE_FORMAT_MLX5;
+	ca.format = test_format();
 	ca.mac[0] = 0x02;
 	ca.mac[5] = (uint8_t)idx;
 	ca.num_gids = 1;
@@ -158,7 +159,8 @@ static void ep_close(struct ep *e)
 		wqe_dealloc_pd(e->pd);
 	if (e->ctx) {
 		wqe_context_attach_link(e->ctx, NULL);
-		wqe_close_context(e->ctx);
+		/* Every object of the test must be gone by now. */
+		CHECK_EQ(wqe_close_context(e->ctx), 0);
 	}
 }
 

@@ -172,9 +172,9 @@ static void soak_rc(uint32_t n, uint64_t seed)
 	rcv = wqe_reg_mr(p.b.pd, b_rcv, sizeof(b_rcv), WQE_ACCESS_LOCAL_WRITE);
 	words = wqe_reg_mr(p.b.pd, b_words, sizeof(b_words), all);
 	CHECK(mr[0] && mr[1] && mr[2] && mr[3] && rcv && words);
-	mr[2] = words; /* atomics target b_words; WRITE/READ use b_mem below */
 	{
-		struct wqe_mr *mem = wqe_reg_mr(p.b.pd, b_mem, sizeof(b_mem), all);
+		/* WRITE/READ target b_mem (mr[2]); atomics target b_words. */
+		struct wqe_mr *mem = mr[2];
 		struct wqe_mr *use[4] = {mr[0], mr[1], mem, mr[3]};
 		uint32_t sends_seen = 0;
 		uint64_t rounds = 0;
@@ -215,7 +215,6 @@ static void soak_rc(uint32_t n, uint64_t seed)
 		CHECK_EQ(done, n);
 		CHECK_EQ(sends_seen, sends);
 		CHECK_EQ(wqe_poll_cq(p.a.scq, 32, wc), 0);
-		wqe_dereg_mr(mem);
 	}
 	CHECK_EQ(b_words[0], faa_sum);
 	CHECK_EQ(wqe_link_stats(p.link, &ls), 0);
@@ -226,8 +225,7 @@ static void soak_rc(uint32_t n, uint64_t seed)
 	       (unsigned long long)ls.duplicated, (unsigned long long)ls.reordered,
 	       (unsigned long long)ls.delayed, (unsigned long long)ls.corrupted);
 	for (int i = 0; i < 4; i++)
-		if (i != 2)
-			wqe_dereg_mr(mr[i]);
+		wqe_dereg_mr(mr[i]);
 	wqe_dereg_mr(rcv);
 	wqe_dereg_mr(words);
 	pair_close(&p);

@@ -65,7 +65,7 @@ static void build(enum wqe_qp_type t, enum wqe_wr_opcode op, unsigned int flags,
 static enum wqe_decode_err decode_len(const struct built *w, uint32_t len)
 {
 	static struct wqe_desc d;
-	struct wqe_decode_ctx ctx = { w->t, 1024 };
+	struct wqe_decode_ctx ctx = {.qp_type = w->t, .max_bytes = 1024};
 	uint8_t *copy = malloc(len ? len : 1);
 	enum wqe_decode_err err;
 
@@ -102,7 +102,7 @@ static void test_size(void)
 {
 	static const uint8_t bad_ds[] = { 0, 64, 0x40 | 2, 0x80 | 2, 0xc2, 0xff };
 	struct built w, e;
-	struct wqe_decode_ctx ctx = { WQE_QPT_RC, 64 };
+	struct wqe_decode_ctx ctx = {.qp_type = WQE_QPT_RC, .max_bytes = 64};
 	struct wqe_desc d;
 	uint32_t size;
 	size_t i;
@@ -265,7 +265,7 @@ static void test_inline(void)
 static void test_bad_args(void)
 {
 	struct built w;
-	struct wqe_decode_ctx ctx = { WQE_QPT_RC, 1024 };
+	struct wqe_decode_ctx ctx = {.qp_type = WQE_QPT_RC, .max_bytes = 1024};
 	struct wqe_desc d;
 	uint32_t size;
 
@@ -273,8 +273,8 @@ static void test_bad_args(void)
 	ctx.qp_type = (enum wqe_qp_type)9;
 	CHECK_EQ(wqe_decode(WQE_FORMAT_MLX5, &ctx, w.b, w.len, &d), WQE_DEC_BAD_SEGMENTS);
 	ctx.qp_type = WQE_QPT_RC;
-	CHECK_EQ(wqe_decode(WQE_FORMAT_RXE, &ctx, w.b, w.len, &d), WQE_DEC_BAD_OPCODE);
-	CHECK_EQ(wqe_peek_size(WQE_FORMAT_RXE, w.b, w.len, &size), WQE_DEC_BAD_OPCODE);
+	CHECK_EQ(wqe_decode((enum wqe_format)7, &ctx, w.b, w.len, &d), WQE_DEC_BAD_OPCODE);
+	CHECK_EQ(wqe_peek_size((enum wqe_format)7, w.b, w.len, &size), WQE_DEC_BAD_OPCODE);
 	CHECK_EQ(wqe_decode(WQE_FORMAT_MLX5, &ctx, NULL, 0, &d), WQE_DEC_TRUNCATED);
 	CHECK_EQ(wqe_decode(WQE_FORMAT_MLX5, NULL, w.b, w.len, &d), WQE_DEC_BAD_FIELD);
 	CHECK_EQ(wqe_decode(WQE_FORMAT_MLX5, &ctx, w.b, w.len, NULL), WQE_DEC_BAD_FIELD);

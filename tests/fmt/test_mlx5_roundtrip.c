@@ -22,7 +22,7 @@ static uint8_t ring[GEN_MAX_RING_BLOCKS * 64];
 static enum wqe_decode_err decode_exact(enum wqe_qp_type t, uint32_t max_bytes,
 					const uint8_t *wqe, size_t len, struct wqe_desc *d)
 {
-	struct wqe_decode_ctx ctx = { t, max_bytes };
+	struct wqe_decode_ctx ctx = {.qp_type = t, .max_bytes = max_bytes};
 	uint8_t *copy = malloc(len ? len : 1);
 	enum wqe_decode_err err;
 

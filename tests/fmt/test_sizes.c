@@ -25,7 +25,7 @@ static void test_fixed_size(void)
 	CHECK_EQ(wqe_fixed_size(WQE_FORMAT_MLX5, WQE_QPT_RC, WQE_WR_ATOMIC_FETCH_AND_ADD, 1), 0);
 	CHECK_EQ(wqe_fixed_size(WQE_FORMAT_MLX5, WQE_QPT_RC, (enum wqe_wr_opcode)8, 0), 0);
 	CHECK_EQ(wqe_fixed_size(WQE_FORMAT_MLX5, (enum wqe_qp_type)1, WQE_WR_SEND, 0), 0);
-	CHECK_EQ(wqe_fixed_size(WQE_FORMAT_RXE, WQE_QPT_RC, WQE_WR_SEND, 0), 0);
+	CHECK_EQ(wqe_fixed_size((enum wqe_format)7, WQE_QPT_RC, WQE_WR_SEND, 0), 0);
 }
 
 /* wqe_encoded_size of an inline RDMA WRITE of @len bytes on @t. */
@@ -159,7 +159,7 @@ static void test_calc_sq_refused(void)
 	calc_refused(WQE_QPT_RC, (struct wqe_qp_cap){ 1, 1, 1, 1, 0xffffffffu }, __LINE__);
 	calc_refused(WQE_QPT_RC, (struct wqe_qp_cap){ 1, 1, 0xffffffffu, 1, 0 }, __LINE__);
 	calc_refused((enum wqe_qp_type)1, ok, __LINE__);
-	CHECK_EQ(wqe_calc_sq(WQE_FORMAT_RXE, WQE_QPT_RC, &ok, &bytes, &blocks), EINVAL);
+	CHECK_EQ(wqe_calc_sq((enum wqe_format)7, WQE_QPT_RC, &ok, &bytes, &blocks), EINVAL);
 	CHECK_EQ(wqe_calc_sq(WQE_FORMAT_MLX5, WQE_QPT_RC, NULL, &bytes, &blocks), EINVAL);
 	CHECK_EQ(wqe_calc_sq(WQE_FORMAT_MLX5, WQE_QPT_RC, &ok, NULL, &blocks), EINVAL);
 	CHECK_EQ(wqe_calc_sq(WQE_FORMAT_MLX5, WQE_QPT_RC, &ok, &bytes, NULL), EINVAL);

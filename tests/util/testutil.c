@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 unsigned long test_checks;
@@ -148,4 +149,13 @@ int test_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, uint32_t dest_qpn, enu
 			return err;
 	}
 	return 0;
+}
+
+enum wqe_format test_format(void)
+{
+	const char *f = getenv("WQE_TEST_FORMAT");
+
+	if (f && !strcmp(f, "rxe"))
+		return WQE_FORMAT_RXE;
+	return WQE_FORMAT_MLX5;
 }

@@ -67,6 +67,13 @@ void test_rng_fill(struct test_rng *r, void *p, size_t n);
 /* Verbs helpers shared by the tests. */
 #include "wqe/verbs.h"
 
+/*
+ * The WQE format a test's contexts use: WQE_FORMAT_MLX5, or the format
+ * named by the environment variable WQE_TEST_FORMAT ("mlx5" or "rxe"), so
+ * CTest runs the same tests once per format.
+ */
+enum wqe_format test_format(void);
+
 /* Moves @qp RESET -> INIT -> RTR -> RTS with every required attribute.
  * Returns 0 or the first failing errno. */
 int test_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, uint32_t dest_qpn, enum wqe_mtu mtu);

@@ -193,7 +193,7 @@ static int decode_all(const struct decode_cfg *cfg, const uint8_t *b, size_t n, 
 
 	*count = 0;
 	while (off < n) {
-		struct wqe_decode_ctx ctx = {cfg->qp_type, (uint32_t)align_block(n - off)};
+		struct wqe_decode_ctx ctx = {.qp_type = cfg->qp_type, .max_bytes = (uint32_t)align_block(n - off)};
 		enum wqe_decode_err err = wqe_decode(cfg->fmt, &ctx, b + off, n - off, d);
 
 		if (err) {
@@ -210,7 +210,7 @@ static int decode_all(const struct decode_cfg *cfg, const uint8_t *b, size_t n, 
 static int print_one(const struct decode_cfg *cfg, const uint8_t *b, size_t len,
 		     struct wqe_desc *d, size_t off, size_t count)
 {
-	struct wqe_decode_ctx ctx = {cfg->qp_type, (uint32_t)align_block(len)};
+	struct wqe_decode_ctx ctx = {.qp_type = cfg->qp_type, .max_bytes = (uint32_t)align_block(len)};
 
 	if (wqe_decode(cfg->fmt, &ctx, b, len, d) != WQE_DEC_OK)
 		return CLI_FAIL;

@@ -215,7 +215,7 @@ static void print_all(const struct encode_run *r)
 
 	for (size_t i = 0; i < r->count; i++) {
 		const struct cli_encoded *e = &r->out[i];
-		struct wqe_decode_ctx ctx = {cfg->qp.qp_type, e->nbytes};
+		struct wqe_decode_ctx ctx = {.qp_type = cfg->qp.qp_type, .max_bytes = e->nbytes};
 
 		if (cfg->raw) {
 			cli_print_hex(stdout, e->bytes, e->nbytes);

@@ -206,7 +206,7 @@ static int emit_all(struct pkt_run *r, struct wqe_pktz *z)
 static int one_wqe(struct pkt_run *r, enum wqe_format fmt, enum wqe_qp_type t,
 		   const struct cli_encoded *e)
 {
-	struct wqe_decode_ctx ctx = {t, e->nbytes};
+	struct wqe_decode_ctx ctx = {.qp_type = t, .max_bytes = e->nbytes};
 	enum wqe_decode_err de = wqe_decode(fmt, &ctx, e->bytes, e->nbytes, &r->d);
 	struct wqe_pktz z;
 	int rc;

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rxe.h - the Linux rxe send-WQE layout (private to src/fmt): struct
+ * rxe_send_wqe of the kernel's uapi header rdma/rdma_user_rxe.h, as
+ * rdma-core's rxe provider fills it at post time (providers/rxe/rxe.c,
+ * convert_send_wr() and init_send_wqe()). Host byte order (the model is
+ * little-endian x86-64) except ex.imm_data, which is the __be32 of the
+ * Work Request kept as its bytes. Offsets: shared/reference/
+ * rocev2-wire-and-rxe.md section 5.
+ */
+#ifndef WQE_FMT_RXE_H
+#define WQE_FMT_RXE_H
+
+#include "fmt/fmt.h"
+
+enum {
+	/* struct rxe_send_wr */
+	RXE_WR_ID = 0,
+	RXE_WR_RESERVED = 8, /* srq_num in newer headers */
+	RXE_WR_OPCODE = 12,
+	RXE_WR_SEND_FLAGS = 16,
+	RXE_WR_EX = 20,      /* imm_data (__be32) or invalidate_rkey */
+	RXE_WR_RDMA_ADDR = 24,
+	RXE_WR_RDMA_RKEY = 32,
+	RXE_WR_ATOMIC_ADDR = 24,
+	RXE_WR_ATOMIC_COMPARE_ADD = 32,
+	RXE_WR_ATOMIC_SWAP = 40,
+	RXE_WR_ATOMIC_RKEY = 48,
+	RXE_WR_UD_QPN = 24,
+	RXE_WR_UD_QKEY = 28,
+	RXE_WR_UD_PKEY_INDEX = 32,
+	RXE_WR_UD_AH_NUM = 36,
+	RXE_WR_UD_AV = 56,
+	RXE_WR_BYTES = 144,
+	/* struct rxe_av (88 bytes) */
+	RXE_AV_PORT = 0,
+	RXE_AV_NETWORK_TYPE = 1,
+	RXE_AV_DMAC = 2,
+	RXE_AV_DGID = 8,
+	RXE_AV_FLOW_LABEL = 24,
+	RXE_AV_SGID_INDEX = 28,
+	RXE_AV_HOP_LIMIT = 29,
+	RXE_AV_TCLASS = 30,
+	RXE_AV_SGID_ADDR = 32,
+	RXE_AV_DGID_ADDR = 60,
+	RXE_AV_BYTES = 88,
+	/* struct rxe_send_wqe after the wr */
+	RXE_STATUS = 144,
+	RXE_STATE = 148,
+	RXE_IOVA = 152,
+	RXE_MASK = 160,
+	RXE_FIRST_PSN = 164,
+	RXE_LAST_PSN = 168,
+	RXE_ACK_LENGTH = 172,
+	RXE_SSN = 176,
+	RXE_HAS_RD_ATOMIC = 180,
+	RXE_DMA_LENGTH = 184,
+	RXE_DMA_RESID = 188,
+	RXE_DMA_CUR_SGE = 192,
+	RXE_DMA_NUM_SGE = 196,
+	RXE_DMA_SGE_OFFSET = 200,
+	RXE_DMA_RESERVED = 204,
+	RXE_WQE_FIXED = 208, /* the SGE array or the inline bytes start here */
+	RXE_SGE_BYTES = 16,  /* struct rxe_sge: addr, length, lkey */
+	/* limits of rxe_param.h */
+	RXE_MAX_SGE = 32,
+	RXE_MAX_INLINE = 512,
+	RXE_NETWORK_IPV4 = 1,
+	RXE_NETWORK_IPV6 = 2,
+};
+
+extern const struct fmt_ops rxe_fmt_ops;
+
+/* Bytes of the power-of-two slot of a QP with these capacities. */
+uint32_t rxe_slot_bytes(uint32_t max_send_sge, uint32_t max_inline);
+
+#endif
