@@ -85,6 +85,17 @@ WQE_API int wqe_scenario_run(struct wqe_scenario *sc, const struct wqe_scenario_
  */
 WQE_API int wqe_scenario_write_json(const struct wqe_scenario *sc, FILE *f);
 
+/*
+ * wqe_scenario_print_summary - after a run, print one row per send request
+ * posted, in order: line, QP, transport, opcode, flags (F fence, S
+ * signaled, E solicited, I inline), WQE bytes and ring blocks, inline or
+ * DMA, host-memory transactions (WQE blocks fetched + payload reads),
+ * request packets sent, and the completion status or why there was none
+ * (refused at post time and why, unsignaled, still outstanding).
+ * Returns 0, or -1 (NULL argument or a write error).
+ */
+WQE_API int wqe_scenario_print_summary(const struct wqe_scenario *sc, FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -172,14 +172,30 @@ WQE_API int wqe_text_reader_next(struct wqe_text_reader *r, const char **line, s
 /* Most fields wqe_describe() reports for one WQE. */
 #define WQE_FIELD_MAX 256u
 
-/* One field of a WQE, as wqe_describe() reports it. */
+/*
+ * One field of a WQE, as wqe_describe() reports it.
+ *
+ * @value is the field's value read in the byte order the format stores
+ * that field in:
+ *  - mlx5: every field is big-endian (as mlx5dv.h's __be fields), so the
+ *    bytes 00 00 ab cd of an rkey give 0xabcd;
+ *  - rxe: integer fields are host order, little-endian on the x86-64 the
+ *    layout is taken from (the bytes cd ab 00 00 of an rkey give 0xabcd),
+ *    except imm_data, a __be32, which is big-endian;
+ *  - byte arrays of either format (a MAC address, an inline payload of
+ *    at most 8 bytes) read as bytes in order, i.e. big-endian.
+ * Segments: mlx5 "ctrl", "raddr", "atomic", "datagram", "data[i]",
+ * "inline"; rxe "wr", then "rdma", "atomic", "ud" and "av", or "union"
+ * (the part of struct rxe_send_wr its opcode uses), "progress", "dma",
+ * "sge[i]" or "inline".
+ */
 struct wqe_field {
-	char segment[16];   /* "ctrl", "raddr", "atomic", "datagram", "data[i]", "inline" */
+	char segment[16];   /* see above */
 	const char *name;   /* static: "opcode", "qpn", "rkey", "payload", ... */
 	uint32_t offset;    /* from the first byte of the WQE */
 	uint32_t length;    /* bytes */
 	bool has_value;     /* the field fits 64 bits: @value holds it */
-	uint64_t value;     /* the field's bytes read as one big-endian number */
+	uint64_t value;     /* the field's value in its own byte order (above) */
 	char meaning[64];   /* short decoded meaning, e.g. "SEND (0x0a)", "ds=3 -> 48 B, 1 block" */
 };
 
@@ -195,12 +211,15 @@ struct wqe_description {
  * @fmt, @ctx, @wqe, @len: as for wqe_decode(), which is called first: the
  * fields are laid out from its result (the segments its opcode and
  * transport have, then the data segments or the inline segment), so the
- * fields cover bytes 0 to desc.size - 1 without gaps or overlaps.
+ * fields cover bytes 0 to desc.size - 1 without gaps or overlaps. For
+ * WQE_FORMAT_RXE, desc.size is the bytes of the slot that carry meaning
+ * (the 208-byte struct rxe_send_wqe plus its SGEs or inline bytes); the
+ * rest of the slot is not described. Every byte of struct rxe_send_wr is,
+ * the parts of its union the opcode does not use as one "unused" field.
  * @out: filled on success.
  * Returns WQE_DEC_OK; the decoder's error for bytes that are not a
  * well-formed WQE; WQE_DEC_BAD_SEGMENTS if the decoded description and
- * the WQE's size disagree; WQE_DEC_BAD_OPCODE for a format that has no
- * describer yet (only mlx5 has one).
+ * the WQE's size disagree; WQE_DEC_BAD_OPCODE for an unknown format.
  */
 WQE_API enum wqe_decode_err wqe_describe(enum wqe_format fmt, const struct wqe_decode_ctx *ctx,
 					 const uint8_t *wqe, size_t len,
@@ -208,11 +227,17 @@ WQE_API enum wqe_decode_err wqe_describe(enum wqe_format fmt, const struct wqe_d
 
 /*
  * wqe_print_wqe - print a WQE to @f, grouped by segment, 16 bytes a line,
- * each field named and decoded beside its bytes, then a summary line
- * ("64 bytes, ds=4, 1 block of 64 B; inline payload of 28 bytes at offset
- * 36"). Arguments as for wqe_describe(). Returns its result (or
- * WQE_DEC_BAD_FIELD for a NULL @f); on an error nothing is printed. Uses
- * about 30 KB of stack for the description. Thread-safe as far as stdio is.
+ * each field named and decoded beside its bytes, then a summary line:
+ *   mlx5: "64 bytes, ds=4, 1 block of 64 B; inline payload of 28 bytes at
+ *         offset 36"
+ *   rxe:  "236 bytes used of a 512-byte slot (8 blocks); inline payload of
+ *         28 bytes at offset 208" (an rxe WQE has no size field: it fills
+ *         its QP's slot, the @len bytes given, at most ctx->max_bytes)
+ * In an rxe segment, a run of all-zero 16-byte lines after the first is
+ * shown as one "*" line (as hexdump does). Arguments as for wqe_describe().
+ * Returns its result (or WQE_DEC_BAD_FIELD for a NULL @f); on an error
+ * nothing is printed. Uses about 30 KB of stack for the description.
+ * Thread-safe as far as stdio is.
  */
 WQE_API enum wqe_decode_err wqe_print_wqe(FILE *f, enum wqe_format fmt,
 					  const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
@@ -221,7 +246,10 @@ WQE_API enum wqe_decode_err wqe_print_wqe(FILE *f, enum wqe_format fmt,
 /*
  * wqe_print_desc - print a decoded WQE (what the NIC side sees) field by
  * field to @f. @t is the transport of the QP (it says whether the datagram
- * fields mean anything).
+ * fields mean anything). The size line is the format's: "64 B (ds=4, 1
+ * block)" for mlx5, "236 bytes used of a 512-byte slot (8 blocks)" for rxe,
+ * whose WQEs carry no index, no QP number (the QP's, from @d) and, when
+ * ud.ah_num is set, no address (the NIC's address-handle table has it).
  */
 WQE_API void wqe_print_desc(FILE *f, const struct wqe_desc *d, enum wqe_qp_type t);
 

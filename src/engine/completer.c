@@ -133,7 +133,7 @@ static void retry_from(struct nic *n, struct qpc *q, uint32_t psn)
 	r->rd_atomic = 0;
 	r->stalled = false;
 	r->retrans_at = 0;
-	q->eng->doorbell = true;
+	nic_kick(q);
 }
 
 /* Transport retry: count down retry_cnt (7 counts down too: only rnr_retry
@@ -371,7 +371,7 @@ int comp_timers(struct nic *n, struct qpc *q, uint64_t now)
 
 	if (r->rnr_at && now >= r->rnr_at) {
 		r->rnr_at = 0;
-		q->eng->doorbell = true;
+		nic_kick(q);
 		return 1;
 	}
 	if (r->retrans_at && now >= r->retrans_at && head(r)) {

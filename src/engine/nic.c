@@ -39,6 +39,7 @@ void nic_destroy(struct nic *n)
 	if (!n)
 		return;
 	free(n->ah);
+	free(n->active);
 	keys_fini(&n->keys);
 	qp_table_fini(&n->qps);
 	free(n);
@@ -69,6 +70,9 @@ int nic_qp_create(struct nic *n, struct qpc *q)
 
 void nic_qp_destroy(struct nic *n, struct qpc *q)
 {
+	for (uint32_t i = 0; i < n->nactive; i++)
+		if (n->active[i] == q)
+			n->active[i--] = n->active[--n->nactive];
 	qp_table_remove(&n->qps, q->qpn);
 	free(q->eng->req.inflight);
 	free(q->eng);
@@ -89,16 +93,19 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 		resp_start(n, q);
 	q->state = s;
 	if (s == WQE_QPS_RESET) {
+		bool active = e->active;
+
 		struct inflight *fl = e->req.inflight;
 		uint32_t nfl = e->req.nflight;
 
 		memset(e, 0, sizeof(*e));
 		e->nic = n;
+		e->active = active;
 		e->req.inflight = fl;
 		e->req.nflight = nfl;
 	}
 	if (s == WQE_QPS_ERR)
-		q->eng->doorbell = true; /* flush what is outstanding */
+		nic_kick(q); /* flush what is outstanding */
 }
 
 static uint32_t doorbell_qpn(const struct nic *n, const uint8_t val[8]);
@@ -115,7 +122,35 @@ void nic_doorbell(struct nic *n, const uint8_t val[8])
 
 		nic_trace(n, &ev);
 	}
+	/* The NIC takes the QP number from the write as it arrives; the
+	 * mailbox only keeps the last writes for whoever wants to see them. */
 	doorbell_write(&n->db, val);
+	{
+		struct qpc *q = qp_table_find(&n->qps, doorbell_qpn(n, val));
+
+		if (q)
+			nic_kick(q);
+	}
+}
+
+void nic_kick(struct qpc *q)
+{
+	struct nic *n = q->eng->nic;
+
+	q->eng->doorbell = true;
+	if (q->eng->active)
+		return;
+	if (n->nactive == n->active_cap) {
+		uint32_t nc = n->active_cap ? n->active_cap * 2 : 64;
+		struct qpc **na = realloc(n->active, nc * sizeof(*na));
+
+		if (!na)
+			return; /* stays off the list; kicked again by its next doorbell */
+		n->active = na;
+		n->active_cap = nc;
+	}
+	n->active[n->nactive++] = q;
+	q->eng->active = true;
 }
 
 void nic_trace(struct nic *n, struct wqe_trace_event *ev)
@@ -165,10 +200,6 @@ static uint32_t doorbell_qpn(const struct nic *n, const uint8_t val[8])
 	return n->format == WQE_FORMAT_RXE ? get_be32(val) & 0xffffff : get_be32(val + 4) >> 8;
 }
 
-static struct qpc *doorbell_qp(struct nic *n, const uint8_t val[8])
-{
-	return qp_table_find(&n->qps, doorbell_qpn(n, val));
-}
 
 uint64_t nic_now(struct nic *n)
 {
@@ -198,39 +229,47 @@ static int take_frames(struct nic *n)
 	return work;
 }
 
+/* Work for one QP; returns whether it must stay on the active list. */
+static bool progress_qp(struct nic *n, struct qpc *q, uint64_t now, int *work)
+{
+	struct eng_req *r = &q->eng->req;
+
+	if (q->type == WQE_QPT_RC && q->state == WQE_QPS_RTS)
+		*work += comp_timers(n, q, now);
+	if (q->eng->doorbell) {
+		if (q->state == WQE_QPS_RTS)
+			*work += req_run(n, q, 64);
+		else if (q->checks_in_engine && (q->state == WQE_QPS_RESET ||
+						  q->state == WQE_QPS_INIT || q->state == WQE_QPS_RTR))
+			*work += req_not_ready(n, q);
+		if (q->state == WQE_QPS_ERR)
+			*work += flush_qp(n, q);
+		/* Keep looking while WQEs wait behind the doorbell record. */
+		q->eng->doorbell = q->state == WQE_QPS_RTS &&
+				   r->fetch != sq_ring_producer(q->sq, r->fetch);
+	}
+	return q->eng->doorbell ||
+	       (q->state == WQE_QPS_RTS && (r->retrans_at || r->rnr_at || r->fl_head != r->fl_tail));
+}
+
 int nic_progress(struct nic *n)
 {
-	uint8_t val[8];
 	uint64_t now = nic_now(n);
 	int work;
 
 	n->progress_calls++;
 	work = take_frames(n);
-	while (doorbell_read(&n->db, val)) {
-		struct qpc *q = doorbell_qp(n, val);
+	/* Only QPs with work or timers: the cost of a call does not grow with
+	 * the number of idle QPs. The list may grow while we walk it. */
+	for (uint32_t i = 0; i < n->nactive;) {
+		struct qpc *q = n->active[i];
 
-		if (q)
-			q->eng->doorbell = true;
-	}
-	for (uint32_t i = 0; i < n->qps.cap; i++) {
-		struct qpc *q = n->qps.slot[i];
-
-		if (!q)
+		if (progress_qp(n, q, now, &work)) {
+			i++;
 			continue;
-		if (q->type == WQE_QPT_RC && q->state == WQE_QPS_RTS)
-			work += comp_timers(n, q, now);
-		if (!q->eng->doorbell)
-			continue;
-		if (q->state == WQE_QPS_RTS)
-			work += req_run(n, q, 64);
-		else if (q->checks_in_engine && (q->state == WQE_QPS_RESET ||
-						  q->state == WQE_QPS_INIT || q->state == WQE_QPS_RTR))
-			work += req_not_ready(n, q);
-		if (q->state == WQE_QPS_ERR)
-			work += flush_qp(n, q);
-		/* Keep looking while WQEs wait behind the doorbell record. */
-		q->eng->doorbell = q->state == WQE_QPS_RTS &&
-				   q->eng->req.fetch != sq_ring_producer(q->sq, q->eng->req.fetch);
+		}
+		q->eng->active = false;
+		n->active[i] = n->active[--n->nactive];
 	}
 	return work;
 }
@@ -239,10 +278,10 @@ int nic_next_deadline(const struct nic *n, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
-	for (uint32_t i = 0; i < n->qps.cap; i++) {
-		const struct qpc *q = n->qps.slot[i];
+	for (uint32_t i = 0; i < n->nactive; i++) {
+		const struct qpc *q = n->active[i];
 
-		if (!q || q->state == WQE_QPS_ERR)
+		if (q->state == WQE_QPS_ERR)
 			continue;
 		if (q->eng->req.retrans_at && q->eng->req.retrans_at < best)
 			best = q->eng->req.retrans_at;

@@ -91,6 +91,7 @@ struct eng_qp {
 	struct eng_req req;
 	struct eng_resp resp;
 	bool doorbell;          /* the doorbell register named this QP */
+	bool active;            /* on the NIC's list of QPs with work or timers */
 };
 
 /* Where the NIC's frames go and come from: the attached link, the
@@ -127,6 +128,10 @@ struct nic {
 	struct nic_port port;
 	struct key_table keys;
 	struct qp_table qps;
+	/* QPs with work pending or timers armed: progress visits only these. */
+	struct qpc **active;
+	uint32_t nactive;
+	uint32_t active_cap;
 	struct doorbell_reg db;
 	uint64_t progress_calls;
 	uint64_t clock_ns;         /* timestamp of captured frames */
@@ -156,6 +161,9 @@ int nic_qp_create(struct nic *n, struct qpc *q);
 void nic_qp_destroy(struct nic *n, struct qpc *q);
 /* Applies a state change already validated by the state machine. */
 void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s);
+
+/* Marks @q as having work: progress will look at it. */
+void nic_kick(struct qpc *q);
 
 /* The doorbell register write of one post call (8 bytes). */
 void nic_doorbell(struct nic *n, const uint8_t val[8]);

@@ -248,7 +248,9 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	e->req.psn = (e->req.psn + z.npsn) & 0xffffff;
 	if (f->d.is_inline)
 		e->stats.inline_wqes++;
-	for (uint32_t i = 0; i < f->niov; i++)
+	/* A READ's or an atomic's SGEs are destinations: nothing is read
+	 * from them when the request goes out. */
+	for (uint32_t i = 0; i < f->niov && !op_is_rd_atomic(f->d.op); i++)
 		if (!f->d.is_inline && f->iov[i].len) {
 			e->stats.payload_reads++;
 			e->stats.payload_bytes += f->iov[i].len;
@@ -282,7 +284,7 @@ static void trace_fetch(struct nic *n, struct qpc *q, const struct fetched *f)
 
 	if (!n->trace)
 		return;
-	for (uint32_t i = 0; i < f->niov; i++)
+	for (uint32_t i = 0; i < f->niov && !op_is_rd_atomic(f->d.op); i++)
 		ev.payload_reads += !f->d.is_inline && f->iov[i].len;
 	nic_trace(n, &ev);
 }

@@ -40,7 +40,7 @@ static int check_cqe(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_sce
 	sc_poll_all(sc);
 	if (cl->next == cl->n) {
 		verdict(sc, st, false);
-		return sc_fail(err, st->line, 0, "expected a %s completion on %s, got none",
+		return sc_miss(err, st->line, "expected a %s completion on %s, got none",
 			       st->queue ? "receive" : "send", q->name);
 	}
 	if ((st->cqe_mask & 32) && st->n3) {
@@ -54,7 +54,7 @@ static int check_cqe(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_sce
 #define FIELD(bit, cond, ...)                                                            \
 	if ((st->cqe_mask & (bit)) && !(cond)) {                                         \
 		verdict(sc, st, false);                                                  \
-		return sc_fail(err, st->line, 0, __VA_ARGS__);                           \
+		return sc_miss(err, st->line, __VA_ARGS__);                           \
 	}
 	FIELD(1, wc->wr_id == x->wr_id, "expected id=%" PRIu64 ", got %s", x->wr_id, got)
 	FIELD(2, wc->status == x->status, "expected status=%s, got %s",
@@ -94,7 +94,7 @@ static int check_mem(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_sce
 	uint64_t i;
 
 	if (!exp)
-		return sc_fail(err, st->line, 0, "out of memory");
+		return sc_fail(err, st->line, 0, "out of memory"); /* -1: not a verdict */
 	switch (st->mem_mode) {
 	case 0: memcpy(exp, sc->reg[st->reg2].base + st->off2, st->n2); break;
 	case 1: memcpy(exp, st->bytes, st->n2); break;
@@ -111,7 +111,7 @@ static int check_mem(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_sce
 	hexstr(got + i, st->n2 - i < 16 ? st->n2 - i : 16, a, sizeof(a));
 	free(exp);
 	verdict(sc, st, false);
-	return sc_fail(err, st->line, 0, "%s+%" PRIu64 ": expected %s, got %s", r->name,
+	return sc_miss(err, st->line, "%s+%" PRIu64 ": expected %s, got %s", r->name,
 		       st->n1 + i, b, a);
 }
 
@@ -128,7 +128,7 @@ static int check_canaries(struct wqe_scenario *sc, struct sc_stmt *st,
 
 			if (*lo != SC_CANARY_BYTE || *hi != SC_CANARY_BYTE) {
 				verdict(sc, st, false);
-				return sc_fail(err, st->line, 0,
+				return sc_miss(err, st->line,
 					       "canary of region '%s' changed: byte %s%u",
 					       r->name, *lo != SC_CANARY_BYTE ? "-" : "+",
 					       *lo != SC_CANARY_BYTE ? SC_CANARY - i
@@ -151,13 +151,13 @@ static int check_opcodes(struct wqe_scenario *sc, struct sc_stmt *st,
 		return verdict(sc, st, true);
 	verdict(sc, st, false);
 	if (i < st->nops && i < e->ops.n)
-		return sc_fail(err, st->line, 0, "packet %zu of %s: expected %s, got %s", i + 1,
+		return sc_miss(err, st->line, "packet %zu of %s: expected %s, got %s", i + 1,
 			       e->name, wqe_wire_opcode_str(st->ops[i]),
 			       wqe_wire_opcode_str(e->ops.op[i]));
 	if (i < st->nops)
-		return sc_fail(err, st->line, 0, "%s sent %zu packets, expected %zu (next: %s)",
+		return sc_miss(err, st->line, "%s sent %zu packets, expected %zu (next: %s)",
 			       e->name, e->ops.n, st->nops, wqe_wire_opcode_str(st->ops[i]));
-	return sc_fail(err, st->line, 0, "%s sent %zu packets, expected %zu (extra: %s)", e->name,
+	return sc_miss(err, st->line, "%s sent %zu packets, expected %zu (extra: %s)", e->name,
 		       e->ops.n, st->nops, wqe_wire_opcode_str(e->ops.op[i]));
 }
 
@@ -189,7 +189,7 @@ int sc_expect(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenario_e
 			return verdict(sc, st, true);
 		wc_text(&cl->e[cl->next].wc, got, sizeof(got));
 		verdict(sc, st, false);
-		return sc_fail(err, st->line, 0, "expected no more %s completions on %s, got %s",
+		return sc_miss(err, st->line, "expected no more %s completions on %s, got %s",
 			       st->queue ? "receive" : "send", q->name, got);
 	}
 	case ST_EXPECT_MEM:
@@ -202,7 +202,7 @@ int sc_expect(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenario_e
 		if (e->packets == st->n1)
 			return verdict(sc, st, true);
 		verdict(sc, st, false);
-		return sc_fail(err, st->line, 0, "expected %s to have sent %" PRIu64
+		return sc_miss(err, st->line, "expected %s to have sent %" PRIu64
 			       " packets, got %" PRIu64, e->name, st->n1, e->packets);
 	}
 	case ST_EXPECT_OPCODES:
@@ -214,7 +214,7 @@ int sc_expect(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenario_e
 		if (a.qp_state == st->state)
 			return verdict(sc, st, true);
 		verdict(sc, st, false);
-		return sc_fail(err, st->line, 0, "expected %s in %s, got %s", q->name,
+		return sc_miss(err, st->line, "expected %s in %s, got %s", q->name,
 			       wqe_qp_state_str(st->state), wqe_qp_state_str(a.qp_state));
 	}
 	case ST_EXPECT_STAT: {
@@ -226,7 +226,7 @@ int sc_expect(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenario_e
 		if (v == st->n1)
 			return verdict(sc, st, true);
 		verdict(sc, st, false);
-		return sc_fail(err, st->line, 0, "expected %s %s=%" PRIu64 ", got %" PRIu64,
+		return sc_miss(err, st->line, "expected %s %s=%" PRIu64 ", got %" PRIu64,
 			       q->name, st->stat, st->n1, v);
 	}
 	default:

@@ -20,6 +20,20 @@ int sc_fail(struct wqe_scenario_err *err, uint32_t line, uint32_t col, const cha
 	return -1;
 }
 
+int sc_miss(struct wqe_scenario_err *err, uint32_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->line = line;
+		err->column = 0;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return 1;
+}
+
 int sc_split(struct sc_line *l, const char *text, size_t len, uint32_t no,
 	     struct wqe_scenario_err *err)
 {

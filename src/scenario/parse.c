@@ -44,12 +44,13 @@ int sc_check_keys(const struct sc_line *l, uint32_t first, const char *const *ke
 			if (sc_key(w, *k))
 				known = true;
 		if (!known) {
-			char list[256] = "";
+			char list[400];
+			size_t n = 0;
 
-			for (const char *const *k = keys; *k; k++) {
-				strncat(list, *k, sizeof(list) - strlen(list) - 2);
-				strncat(list, " ", sizeof(list) - strlen(list) - 1);
-			}
+			list[0] = 0;
+			for (const char *const *k = keys; *k && n < sizeof(list); k++)
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+						      k == keys ? "" : " ", *k);
 			return FAILW(w, "unknown key '%.*s': expected one of %s",
 				     (int)(w->eq - w->s), w->s, list);
 		}
@@ -107,14 +108,15 @@ int sc_ref(struct wqe_scenario *sc, const struct sc_line *l, const struct sc_wor
 	       int want, struct wqe_scenario_err *err)
 {
 	static const char *const kinds[] = {"", "endpoint", "QP", "region"};
+	static const char *const a[] = {"a", "an", "a", "a"};
 	int kind, i = sc_find(sc, w->s, w->len, &kind);
 
 	if (i < 0)
 		return FAILW(w, "undefined name '%.*s': expected a declared %s", (int)w->len,
 			     w->s, kinds[want]);
 	if (kind != want)
-		return FAILW(w, "'%.*s' is a %s, expected a %s", (int)w->len, w->s, kinds[kind],
-			     kinds[want]);
+		return FAILW(w, "'%.*s' is %s %s, expected %s %s", (int)w->len, w->s, a[kind],
+			     kinds[kind], a[want], kinds[want]);
 	return i;
 }
 
@@ -189,8 +191,14 @@ int sc_st_endpoint(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenar
 		return FAILW(w, "expected a MAC address like 02:00:00:00:00:01");
 	if ((w = sc_get(l, 2, "ip")) && sc_parse_ip(sc_val(w), sc_vlen(w), &e->gid))
 		return FAILW(w, "expected an IPv4 or IPv6 address");
-	if ((w = sc_get(l, 2, "format")) && !(sc_vlen(w) == 4 && !memcmp(sc_val(w), "mlx5", 4)))
-		return FAILW(w, "unknown WQE format: expected mlx5");
+	if ((w = sc_get(l, 2, "format"))) {
+		if (sc_vlen(w) == 4 && !memcmp(sc_val(w), "mlx5", 4))
+			e->format = WQE_FORMAT_MLX5;
+		else if (sc_vlen(w) == 3 && !memcmp(sc_val(w), "rxe", 3))
+			e->format = WQE_FORMAT_RXE;
+		else
+			return FAILW(w, "unknown WQE format: expected mlx5 or rxe");
+	}
 	for (uint32_t i = 0; i < sc->nep; i++)
 		if (!memcmp(sc->ep[i].mac, e->mac, 6))
 			return FAILW(&l->w[1], "MAC address already used by endpoint '%s'",

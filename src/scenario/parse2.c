@@ -134,6 +134,10 @@ static int st_post(struct wqe_scenario *sc, struct sc_line *l, int recv,
 				return FAILW(&name, "dest= must name a UD QP");
 		}
 	}
+	for (uint32_t i = 2; recv && i < l->nw; i++)
+		if (!sc_key(&l->w[i], "id") && !sc_key(&l->w[i], "sge") &&
+		    !sc_key(&l->w[i], "expect"))
+			return FAILW(&l->w[i], "a receive takes only id= and sge= (and expect=)");
 	if (!(st = sc_add(sc, recv ? ST_RECV : ST_POST, l)))
 		return -ENOMEM;
 	st->a = q;
@@ -154,7 +158,7 @@ static int st_post(struct wqe_scenario *sc, struct sc_line *l, int recv,
 		return sc_fail(err, l->no, c, "%s", te.msg);
 	}
 	if (recv && (sc->req.wr.send_flags || sc->req.wr.imm_data))
-		return FAILW(&l->w[2], "a receive takes only id= and sge=");
+		return FAILW(&l->w[2], "a receive takes only id= and sge= (and expect=)");
 	return 0;
 }
 
@@ -210,7 +214,7 @@ static int st_modify(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scen
 
 int sc_parse_expect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 
-int sc_parse_line(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
+static int dispatch(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
 {
 	static const struct {
 		const char *kw;
@@ -221,8 +225,6 @@ int sc_parse_line(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenari
 		{"modify", st_modify},        {"expect", sc_parse_expect},
 	};
 
-	if (l->nw == 0)
-		return 0;
 	if (sc_word_is(&l->w[0], "post"))
 		return st_post(sc, l, 0, err);
 	if (sc_word_is(&l->w[0], "recv"))
@@ -233,4 +235,50 @@ int sc_parse_line(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenari
 	return FAILW(&l->w[0], "unknown keyword '%.*s': expected endpoint, link, qp, mr, "
 			       "connect, post, recv, run, modify or expect",
 		     (int)l->w[0].len, l->w[0].s);
+}
+
+/*
+ * A line may start with "mlx5:" or "rxe:": its statement runs only when
+ * the scenario runs on that WQE format (for numbers that follow from the
+ * layout, such as WQE fetch blocks). Declarations cannot depend on it.
+ */
+static int format_prefix(struct sc_line *l, int *only, struct wqe_scenario_err *err)
+{
+	const struct sc_word *w = &l->w[0];
+	static const char *const decl[] = {"endpoint", "link", "qp", "mr", "connect"};
+
+	*only = 0;
+	if (w->len < 2 || w->s[w->len - 1] != ':')
+		return 0;
+	if (sc_word_is(w, "mlx5:"))
+		*only = 1 + WQE_FORMAT_MLX5;
+	else if (sc_word_is(w, "rxe:"))
+		*only = 1 + WQE_FORMAT_RXE;
+	else
+		return FAILW(w, "unknown format prefix '%.*s': expected mlx5: or rxe:", (int)w->len,
+			     w->s);
+	memmove(&l->w[0], &l->w[1], (l->nw - 1) * sizeof(l->w[0]));
+	l->nw--;
+	if (l->nw == 0)
+		return sc_fail(err, l->no, w->col + (uint32_t)w->len, "expected a statement after "
+								   "the format prefix");
+	for (size_t i = 0; i < sizeof(decl) / sizeof(decl[0]); i++)
+		if (sc_word_is(&l->w[0], decl[i]))
+			return FAILW(&l->w[0], "a declaration cannot depend on the format");
+	return 0;
+}
+
+int sc_parse_line(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
+{
+	size_t before = sc->nst;
+	int only, r;
+
+	if (l->nw == 0)
+		return 0;
+	if (format_prefix(l, &only, err))
+		return -1;
+	r = dispatch(sc, l, err);
+	for (size_t i = before; i < sc->nst; i++)
+		sc->st[i].only_fmt = only;
+	return r;
 }

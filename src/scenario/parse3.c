@@ -57,7 +57,7 @@ static int key_ref(struct wqe_scenario *sc, const struct sc_line *l, const struc
 	size_t n = sc_vlen(w);
 	uint64_t v;
 
-	if (n && ((s[0] >= '0' && s[0] <= '9'))) {
+	if (n && s[0] >= '0' && s[0] <= '9') {
 		if (sc_num(l, w, UINT32_MAX, &v, err))
 			return -1;
 		st->cqe.invalidated_rkey = (uint32_t)v;
@@ -69,7 +69,7 @@ static int key_ref(struct wqe_scenario *sc, const struct sc_line *l, const struc
 		struct sc_word name = {s, (size_t)(dot - s), w->col + (uint32_t)(s - w->s), NULL};
 		size_t kn = n - (size_t)(dot + 1 - s);
 
-		if ((kn == 4 && !memcmp(dot + 1, "rkey", 4)) || (kn == 4 && !memcmp(dot + 1, "lkey", 4))) {
+		if (kn == 4 && (!memcmp(dot + 1, "rkey", 4) || !memcmp(dot + 1, "lkey", 4))) {
 			if ((st->reg2 = sc_ref(sc, l, &name, OBJ_REG, err)) < 0)
 				return -1;
 			st->n3 = dot[1] == 'r' ? 1 : 2;
@@ -189,6 +189,9 @@ static int ex_mem(struct wqe_scenario *sc, struct sc_line *l, struct sc_stmt *st
 	    region_ref(sc, l, &l->w[2], 1, &st->a, &st->n1, &st->n2, err))
 		return -1;
 	w = &l->w[3];
+	if (!sc_word_is(w, "==") && !sc_key(w, "bytes") && !sc_key(w, "byte") &&
+	    !sc_key(w, "pattern"))
+		return FAILW(w, "expected '==', bytes=HEX, byte=B or pattern=SEED");
 	if (sc_word_is(w, "==")) {
 		if (sc_need(l, 5, "a region after '=='", err) ||
 		    region_ref(sc, l, &l->w[4], 0, &st->reg2, &st->off2, &dummy, err))
@@ -273,9 +276,21 @@ const char *const *sc_stat_names(void)
 static int ex_stat(struct wqe_scenario *sc, struct sc_line *l, struct sc_stmt *st,
 		   struct wqe_scenario_err *err)
 {
+	const struct sc_word *w;
+	bool known = false;
+
 	if (sc_need(l, 4, "'expect stat QP NAME=N'", err) ||
-	    (st->a = sc_ref(sc, l, &l->w[2], OBJ_QP, err)) < 0 ||
-	    sc_check_keys(l, 3, stat_names, err))
+	    (st->a = sc_ref(sc, l, &l->w[2], OBJ_QP, err)) < 0)
+		return -1;
+	w = &l->w[3];
+	for (size_t i = 0; w->eq && stat_names[i]; i++)
+		known |= sc_key(w, stat_names[i]);
+	if (w->eq && !known)
+		return FAILW(w, "unknown counter '%.*s': expected a field of struct wqe_qp_stats "
+				"(wqes_fetched, wqe_fetch_blocks, payload_reads, fence_stalls, "
+				"retransmits, ...; docs/scenario-format.md lists them all)",
+			     (int)(w->eq - w->s), w->s);
+	if (sc_check_keys(l, 3, stat_names, err))
 		return -1;
 	if (l->nw > 4)
 		return FAILW(&l->w[4], "one counter per line");

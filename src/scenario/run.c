@@ -19,7 +19,7 @@ static int ex_endpoint(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_s
 	struct wqe_context_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.format = sc->opts->format_set ? sc->opts->format : WQE_FORMAT_MLX5;
+	a.format = sc->opts->format_set ? sc->opts->format : e->format;
 	memcpy(a.mac, e->mac, 6);
 	a.num_gids = 1;
 	a.gid[0] = e->gid;

@@ -104,6 +104,7 @@ enum sc_kind {
 struct sc_stmt {
 	enum sc_kind kind;
 	uint32_t line;
+	int only_fmt;        /* 0: always; else 1 + the WQE format it runs on */
 	char *text;          /* copy of the line (post/recv are parsed again at run time) */
 	size_t req_off;      /* post: where the request starts in @text */
 	size_t req_len;
@@ -187,6 +188,7 @@ struct wqe_scenario {
 	struct wqe_text_wr req;   /* scratch, large */
 	struct sc_req *reqs;
 	size_t nreqs, capreqs;
+	size_t settled_lo;        /* requests before it have all settled */
 	struct wqe_pcap *pcap;
 	bool ran;
 	uint64_t now_ns;          /* the scenario's virtual clock */
@@ -203,6 +205,9 @@ int sc_u64(const struct sc_word *w, const char *s, size_t len, uint64_t max, uin
 int sc_hex(const char *s, size_t len, uint8_t **out, size_t *n);
 int sc_fail(struct wqe_scenario_err *err, uint32_t line, uint32_t col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* An expectation that does not hold: fills @err (column 0), returns 1. */
+int sc_miss(struct wqe_scenario_err *err, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 int sc_find(const struct wqe_scenario *sc, const char *s, size_t len, int *kind);
 void sc_pattern(uint8_t *p, uint64_t len, uint64_t seed, uint64_t start);
 

@@ -112,7 +112,7 @@ static void teardown(struct wqe_scenario *sc)
 	sc->link = sc->loop = NULL;
 	free(sc->reqs);
 	sc->reqs = NULL;
-	sc->nreqs = sc->capreqs = 0;
+	sc->nreqs = sc->capreqs = sc->settled_lo = 0;
 }
 
 void wqe_scenario_free(struct wqe_scenario *sc)
@@ -176,6 +176,9 @@ int wqe_scenario_run(struct wqe_scenario *sc, const struct wqe_scenario_opts *op
 				     strerror(errno ? errno : EIO));
 	}
 	for (size_t i = 0; !rc && i < sc->nst; i++) {
+		/* mlx5:/rxe: lines run on their format only (the first endpoint's). */
+		if (sc->st[i].only_fmt && sc->st[i].only_fmt - 1 != (int)sc->ep[0].format)
+			continue;
 		rc = sc_exec(sc, &sc->st[i], err);
 		sc->res.statements++;
 	}

@@ -120,13 +120,21 @@ static void print_ext(FILE *f, const struct wqe_pkt *p)
 		fprintf(f, "%sRETH va 0x%016" PRIx64 ", rkey 0x%08x, DMA length %u\n", in,
 			p->reth.va, p->reth.rkey, p->reth.dma_len);
 	if (p->hdrs & WQE_HDR_ATOMICETH)
-		fprintf(f, "%sAtomicETH va 0x%016" PRIx64 ", rkey 0x%08x, swap/add 0x%" PRIx64
-			   ", compare 0x%" PRIx64 "\n", in, p->atomiceth.va, p->atomiceth.rkey,
-			p->atomiceth.swap_add, p->atomiceth.compare);
-	if (p->hdrs & WQE_HDR_AETH)
-		fprintf(f, "%sAETH %s (syndrome 0x%02x, value %u), MSN %u\n", in,
+		fprintf(f,
+			"%sAtomicETH va 0x%016" PRIx64 ", rkey 0x%08x, swap/add 0x%" PRIx64
+			", compare 0x%" PRIx64 "\n",
+			in, p->atomiceth.va, p->atomiceth.rkey, p->atomiceth.swap_add,
+			p->atomiceth.compare);
+	if (p->hdrs & WQE_HDR_AETH) {
+		enum wqe_aeth_type t = wqe_aeth_type(p->aeth.syndrome);
+
+		fprintf(f, "%sAETH %s (syndrome 0x%02x, %s %u), MSN %u\n", in,
 			wqe_aeth_syndrome_str(p->aeth.syndrome), p->aeth.syndrome,
+			t == WQE_AETH_TYPE_ACK	     ? "credits"
+			: t == WQE_AETH_TYPE_RNR_NAK ? "RNR timer"
+						     : "code",
 			wqe_aeth_value(p->aeth.syndrome), p->aeth.msn);
+	}
 	if (p->hdrs & WQE_HDR_ATOMICACKETH)
 		fprintf(f, "%sAtomicAckETH original value 0x%016" PRIx64 "\n", in,
 			p->atomicacketh.orig);
@@ -137,8 +145,7 @@ static void print_ext(FILE *f, const struct wqe_pkt *p)
 }
 
 /* One packet: the BTH's fields, the extension headers, payload, ICRC. */
-static void print_pkt(FILE *f, const struct wqe_trace_event *ev, const struct wqe_pkt *p,
-		      int rc)
+static void print_pkt(FILE *f, const struct wqe_trace_event *ev, const struct wqe_pkt *p, int rc)
 {
 	if (rc) {
 		fprintf(f, "        (%zu bytes, not a RoCEv2 packet: %s)\n", ev->len,
@@ -156,7 +163,7 @@ static void print_pkt(FILE *f, const struct wqe_trace_event *ev, const struct wq
 	fprintf(f, ":%u, dest QP 0x%06x, P_Key 0x%04x\n", p->dport, p->bth.destqp, p->bth.pkey);
 }
 
-static void print_cqe(FILE *f, const struct wqe_trace_event *ev)
+static void print_cqe(FILE *f, const struct wqe_trace_event *ev, const struct sc_req *r)
 {
 	fprintf(f, "%s CQE: status %s, opcode %s, byte_len %u", ev->is_recv ? "receive" : "send",
 		wqe_wc_status_str(ev->status), wqe_wc_opcode_str(ev->opcode), ev->byte_len);
@@ -167,13 +174,16 @@ static void print_cqe(FILE *f, const struct wqe_trace_event *ev)
 	if (ev->is_recv && ev->src_qp)
 		fprintf(f, ", src_qp 0x%06x", ev->src_qp);
 	if (ev->status == WQE_WC_WR_FLUSH_ERR)
-		fprintf(f, " (flushed: the QP is in ERR, the WQE was never processed, no packet)");
+		fprintf(f, ev->is_recv ? " (flushed: the QP is in ERR, this receive was never used)"
+			   : r && r->packets ? " (flushed: the QP went to ERR before this WQE's "
+					       "packets were acknowledged)"
+					     : " (flushed: the QP is in ERR, this WQE was never "
+					       "processed, no packet)");
 	fputc('\n', f);
 }
 
 /* "[#3 line 26] A qa" or "[-] A qa". */
-static void who(FILE *f, const struct wqe_scenario *sc, const struct sc_req *r, uint32_t ep,
-		int qi)
+static void who(FILE *f, const struct wqe_scenario *sc, const struct sc_req *r, uint32_t ep, int qi)
 {
 	char b[48];
 
@@ -199,8 +209,10 @@ static void on_fetch(struct wqe_scenario *sc, FILE *f, struct sc_req *r,
 		return;
 	fprintf(f, " fetched the WQE: %u block%s of 64 B read from the ring\n", ev->fetch_blocks,
 		ev->fetch_blocks == 1 ? "" : "s");
-	fprintf(f, "        processing-time checks passed: well-formed, %s legal on %s, length "
-		   "%" PRIu64 " B, ", d ? wqe_op_str(d->op) : "opcode",
+	fprintf(f,
+		"        processing-time checks passed: well-formed, %s legal on %s, length "
+		"%" PRIu64 " B, ",
+		d ? wqe_op_str(d->op) : "opcode",
 		r ? wqe_qp_type_str(sc->qp[r->qp].type) : "the transport", d ? d->total_len : 0);
 	if (d && d->is_inline)
 		fprintf(f, "payload inline (no lkey to check)\n");
@@ -213,12 +225,14 @@ static void on_fetch(struct wqe_scenario *sc, FILE *f, struct sc_req *r,
 	} else {
 		fprintf(f, "no payload\n");
 	}
-	fprintf(f, "        host-memory cost: %u WQE block read%s + %u payload read%s = %u "
-		   "transaction%s%s\n", ev->fetch_blocks, ev->fetch_blocks == 1 ? "" : "s",
-		reads, reads == 1 ? "" : "s", ev->fetch_blocks + reads,
-		ev->fetch_blocks + reads == 1 ? "" : "s",
+	fprintf(f,
+		"        host-memory cost: %u WQE block read%s + %u payload read%s = %u "
+		"transaction%s%s\n",
+		ev->fetch_blocks, ev->fetch_blocks == 1 ? "" : "s", reads, reads == 1 ? "" : "s",
+		ev->fetch_blocks + reads, ev->fetch_blocks + reads == 1 ? "" : "s",
 		d && d->is_inline ? " (the payload came with the WQE)"
-		: dest ? " (nothing to read: the data comes back in the response)" : "");
+		: dest		  ? " (nothing to read: the data comes back in the response)"
+				  : "");
 }
 
 static void on_check_fail(FILE *f, struct sc_req *r, const struct wqe_trace_event *ev)
@@ -226,6 +240,7 @@ static void on_check_fail(FILE *f, struct sc_req *r, const struct wqe_trace_even
 	if (r) {
 		r->check_failed = true;
 		r->check = ev->check;
+		r->fetch_blocks += r->nblocks; /* it was fetched to be checked */
 	}
 	if (!f)
 		return;
@@ -233,9 +248,10 @@ static void on_check_fail(FILE *f, struct sc_req *r, const struct wqe_trace_even
 	if (ev->check == WQE_CHECK_LKEY && ev->desc && ev->sge_index < ev->desc->num_sge)
 		fprintf(f, " of SGE %u (lkey 0x%08x)", ev->sge_index,
 			ev->desc->sge[ev->sge_index].lkey);
-	fprintf(f, ": %s\n        -> no packet; a %s CQE (written even when unsignaled); the QP "
-		   "goes to ERR and every later WQE is flushed\n", ev->reason ? ev->reason : "",
-		wqe_wc_status_str(ev->status));
+	fprintf(f,
+		": %s\n        -> no packet; a %s CQE (written even when unsignaled); the QP "
+		"goes to ERR and every later WQE is flushed\n",
+		ev->reason ? ev->reason : "", wqe_wc_status_str(ev->status));
 }
 
 static void on_tx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
@@ -295,7 +311,8 @@ static void on_rx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_e
 	fprintf(f, " %s %s PSN %u", ev->kind == WQE_TRACE_DROP ? "DROPPED an arriving" : "receives",
 		wqe_wire_opcode_str(p.bth.opcode), p.bth.psn);
 	if (p.hdrs & WQE_HDR_AETH)
-		fprintf(f, " (AETH %s, MSN %u)", wqe_aeth_syndrome_str(p.aeth.syndrome), p.aeth.msn);
+		fprintf(f, " (AETH %s, MSN %u)", wqe_aeth_syndrome_str(p.aeth.syndrome),
+			p.aeth.msn);
 	if (p.hdrs & WQE_HDR_ATOMICACKETH)
 		fprintf(f, " (original value 0x%" PRIx64 ")", p.atomicacketh.orig);
 	fprintf(f, ", ICRC %s", p.icrc_ok ? "ok" : "BAD");
@@ -311,8 +328,9 @@ static void on_cqe(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_
 	struct sc_req *r;
 
 	if (ev->is_recv)
-		r = qi >= 0 && sc->qp[qi].last_rx_req ? &sc->reqs[sc->qp[qi].last_rx_req - 1]
-						       : NULL;
+		r = qi >= 0 && sc->qp[qi].last_rx_req && ev->status != WQE_WC_WR_FLUSH_ERR
+			? &sc->reqs[sc->qp[qi].last_rx_req - 1]
+			: NULL;
 	else
 		r = req_at(sc, qi, ev->wqe_counter);
 	if (r && !ev->is_recv) {
@@ -324,7 +342,7 @@ static void on_cqe(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_
 		return;
 	who(f, sc, r, ep, qi);
 	fputc(' ', f);
-	print_cqe(f, ev);
+	print_cqe(f, ev, r);
 }
 
 static void print_event(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
@@ -353,7 +371,8 @@ static void print_event(struct wqe_scenario *sc, uint32_t ep, const struct wqe_t
 	case WQE_TRACE_RETRY:
 		if (f) {
 			who(f, sc, req_by_psn(sc, qi, ev->psn), ep, qi);
-			fprintf(f, " goes back to PSN %u: %s\n", ev->psn, ev->reason ? ev->reason : "");
+			fprintf(f, " goes back to PSN %u: %s\n", ev->psn,
+				ev->reason ? ev->reason : "");
 		}
 		break;
 	default:
@@ -366,6 +385,7 @@ void sc_trace_event(void *arg, const struct wqe_trace_event *ev)
 	struct sc_trace_ctx *c = arg;
 	struct wqe_scenario *sc = c->sc;
 
+	sc_settle(sc);
 	switch (ev->kind) {
 	case WQE_TRACE_DOORBELL:
 		break; /* printed with the post, in sc_trace_post() */

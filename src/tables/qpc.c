@@ -62,7 +62,8 @@ int qp_table_add(struct qp_table *t, struct qpc *q)
 {
 	uint32_t i;
 
-	for (i = 0; i < t->cap && t->slot[i]; i++)
+	/* Slots below the hint are all taken: creating N QPs costs O(N). */
+	for (i = t->hint; i < t->cap && t->slot[i]; i++)
 		;
 	if (i == t->cap) {
 		uint32_t ncap = t->cap ? t->cap * 2 : 64;
@@ -79,6 +80,7 @@ int qp_table_add(struct qp_table *t, struct qpc *q)
 	}
 	t->slot[i] = q;
 	t->used++;
+	t->hint = i + 1;
 	q->qpn = t->base + i;
 	return 0;
 }
@@ -90,6 +92,8 @@ void qp_table_remove(struct qp_table *t, uint32_t qpn)
 	if (qpn >= t->base && i < t->cap && t->slot[i]) {
 		t->slot[i] = NULL;
 		t->used--;
+		if (i < t->hint)
+			t->hint = i;
 	}
 }
 

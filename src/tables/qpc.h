@@ -103,6 +103,7 @@ struct qp_table {
 	uint32_t cap;
 	uint32_t used;
 	uint32_t base;
+	uint32_t hint;  /* no free slot below this index */
 };
 
 int qp_table_init(struct qp_table *t, uint32_t base);

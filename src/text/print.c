@@ -13,10 +13,28 @@
 /* Bytes of a field shown beside its name; longer fields are cut. */
 #define FIELD_BYTES_SHOWN 8u
 
-static void print_hex_lines(FILE *f, const uint8_t *p, uint32_t off, uint32_t len,
-			    const char *indent)
+static bool zero_line(const uint8_t *p, uint32_t n)
 {
+	for (uint32_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* @squeeze: a run of all-zero full lines after the first is one "*" line. */
+static void print_hex_lines(FILE *f, const uint8_t *p, uint32_t off, uint32_t len,
+			    const char *indent, bool squeeze)
+{
+	bool starred = false;
+
 	for (uint32_t i = 0; i < len; i += 16) {
+		if (squeeze && i && i + 16 <= len && zero_line(p + off + i - 16, 32)) {
+			if (!starred)
+				fprintf(f, "%s*\n", indent);
+			starred = true;
+			continue;
+		}
+		starred = false;
 		fprintf(f, "%s%04" PRIx32 " ", indent, off + i);
 		for (uint32_t j = i; j < len && j < i + 16; j++)
 			fprintf(f, "%s%02x", j % 4 == 0 ? "  " : " ", p[off + j]);
@@ -49,10 +67,21 @@ static uint32_t segment_end(const struct wqe_description *d, uint32_t i)
 	return j;
 }
 
+/* "64 bytes, ds=4, 1 block of 64 B" or "236 bytes used of a 512-byte slot
+ * (8 blocks)": an rxe WQE has no size of its own, it fills a slot. */
+static void print_size(FILE *f, const struct wqe_desc *d)
+{
+	if (d->format == WQE_FORMAT_RXE)
+		fprintf(f, "%" PRIu32 " bytes used of a %u-byte slot (%u block%s)", d->size,
+			d->nblocks * WQE_BLOCK_SIZE, d->nblocks, d->nblocks == 1 ? "" : "s");
+	else
+		fprintf(f, "%" PRIu32 " bytes, ds=%u, %u block%s of %u B", d->size, d->ds,
+			d->nblocks, d->nblocks == 1 ? "" : "s", WQE_BLOCK_SIZE);
+}
+
 static void print_summary(FILE *f, const struct wqe_desc *d, const uint8_t *wqe)
 {
-	fprintf(f, "%" PRIu32 " bytes, ds=%u, %u block%s of %u B", d->size, d->ds, d->nblocks,
-		d->nblocks == 1 ? "" : "s", WQE_BLOCK_SIZE);
+	print_size(f, d);
 	if (d->is_inline)
 		fprintf(f, "; inline payload of %" PRIu32 " bytes at offset %" PRIu32 "\n",
 			d->inline_len, (uint32_t)(d->inline_data - wqe));
@@ -79,7 +108,7 @@ enum wqe_decode_err wqe_print_wqe(FILE *f, enum wqe_format fmt, const struct wqe
 
 		fprintf(f, "  %-10s bytes %" PRIu32 "-%" PRIu32 "\n", d.field[i].segment, start,
 			stop - 1);
-		print_hex_lines(f, wqe, start, stop - start, "    ");
+		print_hex_lines(f, wqe, start, stop - start, "    ", fmt == WQE_FORMAT_RXE);
 		for (; i < end; i++)
 			print_field(f, &d.field[i], wqe);
 	}
@@ -157,6 +186,15 @@ static void print_desc_ud(FILE *f, const struct wqe_desc_ud *ud)
 	print_gid(f, "ud.dgid", &ud->dgid);
 }
 
+/* rxe with an address-handle number: the WQE carries no address. */
+static void print_desc_ah_num(FILE *f, const struct wqe_desc_ud *ud)
+{
+	fprintf(f, "  %-16s0x%08" PRIx32 "\n", "ud.qkey", ud->qkey);
+	fprintf(f, "  %-16s0x%06" PRIx32 "\n", "ud.dqpn", ud->dqpn);
+	fprintf(f, "  %-16s%" PRIu32 " (the address is in the NIC's AH table, not the WQE)\n",
+		"ud.ah_num", ud->ah_num);
+}
+
 static void print_desc_data(FILE *f, const struct wqe_desc *d)
 {
 	if (d->is_inline) {
@@ -180,10 +218,19 @@ void wqe_print_desc(FILE *f, const struct wqe_desc *d, enum wqe_qp_type t)
 	fprintf(f, "  %-16s%s%s%s\n", "op", wqe_op_str(d->op),
 		wqe_op_legal(d->op, t) ? "" : ": not legal on ", wqe_op_legal(d->op, t) ? "" :
 		wqe_qp_type_str(t));
-	fprintf(f, "  %-16s0x%06" PRIx32 "\n", "qpn", d->qpn);
-	fprintf(f, "  %-16s%u\n", "wqe_index", d->wqe_index);
-	fprintf(f, "  %-16s%" PRIu32 " B (ds=%u, %u block%s)\n", "size", d->size, d->ds,
-		d->nblocks, d->nblocks == 1 ? "" : "s");
+	if (d->format == WQE_FORMAT_RXE) {
+		fprintf(f, "  %-16s0x%06" PRIx32 " (the QP's: rxe WQEs do not carry it)\n", "qpn",
+			d->qpn);
+		fprintf(f, "  %-16s- (rxe WQEs carry none: the slot is the index)\n", "wqe_index");
+		fprintf(f, "  %-16s", "size");
+		print_size(f, d);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "  %-16s0x%06" PRIx32 "\n", "qpn", d->qpn);
+		fprintf(f, "  %-16s%u\n", "wqe_index", d->wqe_index);
+		fprintf(f, "  %-16s%" PRIu32 " B (ds=%u, %u block%s)\n", "size", d->size, d->ds,
+			d->nblocks, d->nblocks == 1 ? "" : "s");
+	}
 	fprintf(f, "  %-16sfence %s, signaled %s, solicited %s, inline %s\n", "flags",
 		yes_no(d->fence), yes_no(d->signaled), yes_no(d->solicited), yes_no(d->is_inline));
 	if (op_has_imm(d->op))
@@ -200,7 +247,9 @@ void wqe_print_desc(FILE *f, const struct wqe_desc *d, enum wqe_qp_type t)
 	} else if (d->op == WQE_OP_ATOMIC_FETCH_AND_ADD) {
 		fprintf(f, "  %-16s0x%016" PRIx64 " (add)\n", "swap_add", d->swap_add);
 	}
-	if (t == WQE_QPT_UD)
+	if (t == WQE_QPT_UD && d->format == WQE_FORMAT_RXE && d->ud.ah_num)
+		print_desc_ah_num(f, &d->ud);
+	else if (t == WQE_QPT_UD)
 		print_desc_ud(f, &d->ud);
 	print_desc_data(f, d);
 }

@@ -190,7 +190,7 @@ int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr 
 		 * see the new producer counter. */
 		atomic_store_explicit(&rq->dbrec, rq->pi, memory_order_release);
 		if (qp->qpc.state == WQE_QPS_ERR)
-			qp->qpc.eng->doorbell = true;
+			nic_kick(&qp->qpc);
 	}
 	return err;
 }

@@ -63,7 +63,19 @@ expect_rc 2 "$WQE" encode --qpn 0x1000000 "send"
 expect_rc 2 "$WQE" encode --max-sge 65 "send"
 expect_rc 2 "$WQE" encode --max-sge 62 "send"
 expect_in "$TMP/err" "no RC WQE holds 62 SGEs"
-expect_rc 2 "$WQE" encode --format rxe "send"
+expect_rc 2 "$WQE" encode --format bogus "send"
+expect_rc 2 "$WQE" encode --format mlx5,mlx5 "send"
+expect_rc 2 "$WQE" encode --format mlx5, "send"
+expect_rc 2 "$WQE" encode --format mlx5,rxe --raw "send"
+expect_in "$TMP/err" "--raw takes one format"
+expect_rc 2 "$WQE" encode --format mlx5,rxe --packets "send"
+expect_rc 2 "$WQE" encode --format rxe --max-sge 33 "send"
+expect_in "$TMP/err" "in the rxe format (at most 32)"
+expect_rc 2 "$WQE" encode --format rxe --max-inline 513 "send"
+expect_rc 2 "$WQE" decode --format rxe --slot 100 00
+expect_rc 2 "$WQE" decode --slot 256 00
+expect_rc 2 "$WQE" decode --format rxe --slot 256 --max-sge 1 00
+expect_rc 2 "$WQE" decode --format rxe --max-sge 40 00
 expect_rc 2 "$WQE" encode --qp
 expect_in "$TMP/err" "option --qp needs a value"
 expect_rc 2 "$WQE" encode "send" "send"

@@ -381,7 +381,8 @@ static void test_refused(void)
 	memcpy(w, ring, sizeof(w));
 	w[9] = 1; /* dci_stream must be 0 */
 	CHECK_EQ(wqe_describe(WQE_FORMAT_MLX5, &ctx, w, sizeof(w), &desc), WQE_DEC_BAD_FIELD);
-	CHECK_EQ(wqe_describe(WQE_FORMAT_RXE, &ctx, ring, 64, &desc), WQE_DEC_BAD_OPCODE);
+	CHECK_EQ(wqe_describe(WQE_FORMAT_RXE, &ctx, ring, 64, &desc), WQE_DEC_TRUNCATED);
+	CHECK_EQ(wqe_describe((enum wqe_format)7, &ctx, ring, 64, &desc), WQE_DEC_BAD_OPCODE);
 	CHECK_EQ(wqe_describe(WQE_FORMAT_MLX5, &ctx, ring, 64, NULL), WQE_DEC_BAD_FIELD);
 }
 

@@ -44,15 +44,6 @@ int cmd_dissect(int argc, char **argv);
 void usage_dissect(FILE *f);
 
 /*
- * The demo's closing part (demo_reject.c): requests wqe_post_send() refuses
- * on real QPs. @req is scratch storage. 0, or -1 if something unexpected
- * happened (a setup call failed, a request was accepted).
- */
-int demo_rejections(struct wqe_text_wr *req);
-/* The names the demo's requests use (buf, buf2, result, remote). */
-int demo_resolve(void *arg, const char *name, size_t len, enum wqe_text_ref kind, uint64_t *v);
-
-/*
  * Option matching for "--name VALUE" and "--name=VALUE": returns 1 and sets
  * *@value (advancing *@i past a separate value), 0 if argv[*@i] is not
  * @name, -1 if the value is missing (a message is printed).
@@ -68,8 +59,19 @@ int cli_usage_error(const char *cmd, void (*usage)(FILE *f), const char *fmt, ..
 int cli_parse_u32(const char *s, uint32_t max, uint32_t *v);
 /* "rc", "uc" or "ud" (any case): 0 or -1. */
 int cli_parse_qp(const char *s, enum wqe_qp_type *t);
-/* "mlx5": 0 or -1. */
+/* "mlx5" or "rxe": 0 or -1. */
 int cli_parse_format(const char *s, enum wqe_format *fmt);
+/* Most formats one command shows side by side. */
+#define CLI_MAX_FORMATS 2
+/* A comma list of distinct formats ("mlx5,rxe"): 0 with *@n set, or -1. */
+int cli_parse_formats(const char *s, enum wqe_format fmt[CLI_MAX_FORMATS], size_t *n);
+
+/* The largest inline payload (one SGE) whose WQE wqe_encoded_size() puts
+ * in at most @limit bytes, searched up to 1008 (sizes.c). */
+uint32_t cli_max_inline_within(enum wqe_format fmt, enum wqe_qp_type t, enum wqe_wr_opcode op,
+			       uint32_t limit);
+/* The rxe part of `wqe sizes` (sizes_rxe.c): CLI_OK or CLI_FAIL. */
+int cli_sizes_rxe(void);
 /* Lower-case transport name: "rc", "uc", "ud". */
 const char *cli_qp_name(enum wqe_qp_type t);
 

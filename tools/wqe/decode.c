@@ -13,6 +13,11 @@ struct decode_cfg {
 	enum wqe_format fmt;
 	enum wqe_qp_type qp_type;
 	int request;
+	uint32_t qpn;       /* rxe: the QP's number (its WQEs do not carry it) */
+	uint32_t slot;      /* rxe: bytes of each WQE's slot (--slot, or from the sizing) */
+	uint32_t max_sge;   /* rxe: the sizing the slot is derived from */
+	uint32_t max_inline;
+	int slot_given, sizing_given;
 };
 
 /* A Work Request rebuilt from a decoded WQE, with its storage. */
@@ -36,7 +41,13 @@ void usage_decode(FILE *f)
 		"  --qp rc|uc|ud    transport of the QP (default rc): the WQE does not say it\n"
 		"  --request        print only the Work Request text of each WQE, such that\n"
 		"                   'wqe encode --raw' of it gives the same bytes\n"
-		"  --format mlx5    the WQE format (only mlx5 for now)\n"
+		"  --format mlx5|rxe  the WQE format (default mlx5)\n"
+		"rxe only (its WQEs have no size field: each fills its QP's slot):\n"
+		"  --slot BYTES     the slot size, a power of two from 256 to 1024\n"
+		"  --max-sge N      or the QP's sizing: the slot wqe_calc_sq gives a QP with\n"
+		"  --max-inline N   N SGEs and N bytes inline (default 4 and 0, as encode)\n"
+		"  --qpn N          the QP's number, shown as the NIC knows it (default 0x000123)\n"
+		"  The last WQE may stop early: the rest of its slot is taken as zeros.\n"
 		"example: wqe decode 0000050a000123020000000800000000 "
 		"000000400000123400007f0000001000\n");
 }
@@ -82,6 +93,27 @@ static int parse_hex(const char *s, size_t len, uint8_t *out, size_t *n)
 		return -1;
 	}
 	return 0;
+}
+
+/* rxe: the wr_id and the AH number of the WQE at @b (mlx5 carries neither). */
+static void rxe_extras(const struct decode_cfg *cfg, const uint8_t *b, size_t len,
+		       uint64_t *wr_id, uint32_t *ah_num)
+{
+	struct wqe_decode_ctx ctx = {.qp_type = cfg->qp_type, .max_bytes = cfg->slot,
+				     .qpn = cfg->qpn};
+	struct wqe_description *d = malloc(sizeof(*d));
+
+	*wr_id = 0;
+	*ah_num = 0;
+	if (!d || wqe_describe(WQE_FORMAT_RXE, &ctx, b, len, d) != WQE_DEC_OK) {
+		free(d);
+		return;
+	}
+	for (uint32_t i = 0; i < d->num_fields; i++)
+		if (strcmp(d->field[i].name, "wr_id") == 0)
+			*wr_id = d->field[i].value; /* host order, as the field says */
+	*ah_num = d->desc.ud.ah_num;
+	free(d);
 }
 
 static int is_send(enum wqe_op op)
@@ -163,16 +195,24 @@ static void rebuild(const struct wqe_desc *d, enum wqe_qp_type t, struct rebuilt
 	rebuild_remote(d, t, r);
 }
 
-static int print_request(const struct wqe_desc *d, enum wqe_qp_type t)
+static int print_request(const struct decode_cfg *cfg, const struct wqe_desc *d,
+			 const uint8_t *b, size_t len)
 {
 	struct rebuilt *r = malloc(sizeof(*r));
 	char *line = malloc(WQE_TEXT_LINE_MAX);
+	enum wqe_qp_type t = cfg->qp_type;
+	uint32_t ah_num = 0;
 	int n = -1;
 
 	if (r && line) {
 		rebuild(d, t, r);
+		if (cfg->fmt == WQE_FORMAT_RXE)
+			rxe_extras(cfg, b, len, &r->wr.wr_id, &ah_num);
 		n = wqe_format_send_wr(&r->wr, t, line, WQE_TEXT_LINE_MAX);
-		if (n >= 0)
+		if (n >= 0 && ah_num)
+			printf("%s  # ah_num=%u: the address is in the NIC's AH table\n", line,
+			       ah_num);
+		else if (n >= 0)
 			printf("%s\n", line);
 	}
 	free(r);
@@ -185,6 +225,21 @@ static size_t align_block(size_t n)
 	return (n + WQE_BLOCK_SIZE - 1) / WQE_BLOCK_SIZE * WQE_BLOCK_SIZE;
 }
 
+/* The decode context and the bytes of the WQE at @b, @len bytes left. An
+ * rxe WQE is its slot (the input is padded to whole slots). */
+static struct wqe_decode_ctx wqe_ctx(const struct decode_cfg *cfg, size_t *len)
+{
+	struct wqe_decode_ctx ctx = {.qp_type = cfg->qp_type, .qpn = cfg->qpn};
+
+	if (cfg->fmt == WQE_FORMAT_RXE) {
+		*len = cfg->slot;
+		ctx.max_bytes = cfg->slot;
+	} else {
+		ctx.max_bytes = (uint32_t)align_block(*len);
+	}
+	return ctx;
+}
+
 /* Decodes every WQE; records where each starts. Prints nothing on success. */
 static int decode_all(const struct decode_cfg *cfg, const uint8_t *b, size_t n, size_t *starts,
 		      size_t *count, struct wqe_desc *d)
@@ -193,8 +248,9 @@ static int decode_all(const struct decode_cfg *cfg, const uint8_t *b, size_t n, 
 
 	*count = 0;
 	while (off < n) {
-		struct wqe_decode_ctx ctx = {.qp_type = cfg->qp_type, .max_bytes = (uint32_t)align_block(n - off)};
-		enum wqe_decode_err err = wqe_decode(cfg->fmt, &ctx, b + off, n - off, d);
+		size_t len = n - off;
+		struct wqe_decode_ctx ctx = wqe_ctx(cfg, &len);
+		enum wqe_decode_err err = wqe_decode(cfg->fmt, &ctx, b + off, len, d);
 
 		if (err) {
 			fprintf(stderr, "wqe decode: the WQE at byte %zu is refused: %s\n", off,
@@ -202,7 +258,7 @@ static int decode_all(const struct decode_cfg *cfg, const uint8_t *b, size_t n, 
 			return CLI_FAIL;
 		}
 		starts[(*count)++] = off;
-		off += (size_t)d->nblocks * WQE_BLOCK_SIZE;
+		off += cfg->fmt == WQE_FORMAT_RXE ? cfg->slot : (size_t)d->nblocks * WQE_BLOCK_SIZE;
 	}
 	return CLI_OK;
 }
@@ -210,12 +266,12 @@ static int decode_all(const struct decode_cfg *cfg, const uint8_t *b, size_t n, 
 static int print_one(const struct decode_cfg *cfg, const uint8_t *b, size_t len,
 		     struct wqe_desc *d, size_t off, size_t count)
 {
-	struct wqe_decode_ctx ctx = {.qp_type = cfg->qp_type, .max_bytes = (uint32_t)align_block(len)};
+	struct wqe_decode_ctx ctx = wqe_ctx(cfg, &len);
 
 	if (wqe_decode(cfg->fmt, &ctx, b, len, d) != WQE_DEC_OK)
 		return CLI_FAIL;
 	if (cfg->request)
-		return print_request(d, cfg->qp_type);
+		return print_request(cfg, d, b, len);
 	if (count > 1)
 		printf("%sWQE at byte %zu\n", off ? "\n" : "", off);
 	printf("the WQE in the ring (%s, %s QP):\n", wqe_format_str(cfg->fmt),
@@ -282,6 +338,21 @@ static int parse_decode_opts(int argc, char **argv, struct decode_cfg *cfg, int 
 		} else if ((m = cli_opt(argc, argv, &i, "--format", &v)) != 0) {
 			if (m < 0 || cli_parse_format(v, &cfg->fmt))
 				return -1;
+		} else if ((m = cli_opt(argc, argv, &i, "--qpn", &v)) != 0) {
+			if (m < 0 || cli_parse_u32(v, 0xffffff, &cfg->qpn))
+				return -1;
+		} else if ((m = cli_opt(argc, argv, &i, "--slot", &v)) != 0) {
+			cfg->slot_given = 1;
+			if (m < 0 || cli_parse_u32(v, WQE_MAX_BLOCKS * WQE_BLOCK_SIZE, &cfg->slot))
+				return -1;
+		} else if ((m = cli_opt(argc, argv, &i, "--max-sge", &v)) != 0) {
+			cfg->sizing_given = 1;
+			if (m < 0 || cli_parse_u32(v, WQE_DESC_MAX_SGE, &cfg->max_sge))
+				return -1;
+		} else if ((m = cli_opt(argc, argv, &i, "--max-inline", &v)) != 0) {
+			cfg->sizing_given = 1;
+			if (m < 0 || cli_parse_u32(v, WQE_MLX5_MAX_WQE_BYTES, &cfg->max_inline))
+				return -1;
 		} else {
 			return -1;
 		}
@@ -290,9 +361,37 @@ static int parse_decode_opts(int argc, char **argv, struct decode_cfg *cfg, int 
 	return 0;
 }
 
+/* The rxe slot: --slot, or what wqe_calc_sq gives the QP sizing. */
+static int rxe_slot(struct decode_cfg *cfg)
+{
+	struct wqe_qp_cap cap = {1, 1, cfg->max_sge, 1, cfg->max_inline};
+	uint32_t wqe_bytes, ring_blocks;
+
+	if (cfg->fmt != WQE_FORMAT_RXE)
+		return cfg->slot_given || cfg->sizing_given ? cli_usage_error(
+			       "decode", usage_decode, "--slot, --max-sge and --max-inline are rxe's")
+							    : CLI_OK;
+	if (cfg->slot_given && cfg->sizing_given)
+		return cli_usage_error("decode", usage_decode,
+				       "give --slot or the sizing (--max-sge, --max-inline), not both");
+	if (cfg->slot_given) {
+		if (cfg->slot < 256 || (cfg->slot & (cfg->slot - 1)))
+			return cli_usage_error("decode", usage_decode,
+					       "an rxe slot is a power of two from 256 to 1024 bytes");
+		return CLI_OK;
+	}
+	if (wqe_calc_sq(WQE_FORMAT_RXE, cfg->qp_type, &cap, &wqe_bytes, &ring_blocks))
+		return cli_usage_error("decode", usage_decode,
+				       "no rxe QP has %u SGEs and %u bytes inline (at most 32 and 512)",
+				       cfg->max_sge, cfg->max_inline);
+	cfg->slot = wqe_bytes;
+	return CLI_OK;
+}
+
 int cmd_decode(int argc, char **argv)
 {
-	struct decode_cfg cfg = {.fmt = WQE_FORMAT_MLX5, .qp_type = WQE_QPT_RC};
+	struct decode_cfg cfg = {.fmt = WQE_FORMAT_MLX5, .qp_type = WQE_QPT_RC,
+				 .qpn = CLI_DEFAULT_QPN, .max_sge = 4};
 	uint8_t *bytes;
 	char *text;
 	size_t len, n;
@@ -300,17 +399,22 @@ int cmd_decode(int argc, char **argv)
 
 	if (parse_decode_opts(argc, argv, &cfg, &first))
 		return cli_usage_error("decode", usage_decode, "bad option or value");
+	if (rxe_slot(&cfg))
+		return CLI_USAGE;
 	text = gather_input(argc, argv, first, &len);
 	if (!text) {
 		fprintf(stderr, "wqe decode: cannot read the input\n");
 		return CLI_USAGE;
 	}
-	bytes = malloc(len / 2 + 1);
+	/* Room for the input padded to whole rxe slots (zeros). */
+	bytes = calloc(1, len / 2 + 1 + cfg.slot);
 	if (!bytes || parse_hex(text, len, bytes, &n)) {
 		free(bytes);
 		free(text);
 		return CLI_USAGE;
 	}
+	if (cfg.fmt == WQE_FORMAT_RXE)
+		n = (n + cfg.slot - 1) / cfg.slot * cfg.slot;
 	rc = run_decode(&cfg, bytes, n);
 	free(bytes);
 	free(text);

@@ -13,8 +13,10 @@
 #include "packets.h"
 
 struct encode_cfg {
-	enum wqe_format fmt;
-	struct wqe_encode_qp qp;
+	enum wqe_format fmt[CLI_MAX_FORMATS]; /* shown one after the other */
+	size_t nfmt;
+	struct wqe_encode_qp qp;              /* as the options give it */
+	struct wqe_encode_qp fqp[CLI_MAX_FORMATS]; /* the QP of each format */
 	uint32_t wqe_index;
 	int raw;
 	int max_inline_given;
@@ -24,7 +26,7 @@ struct encode_cfg {
 struct encode_run {
 	const struct encode_cfg *cfg;
 	const char *input; /* "argument" or "stdin" */
-	struct cli_encoded *out;
+	struct cli_encoded *out[CLI_MAX_FORMATS]; /* request i of format k: out[k][i] */
 	size_t count, cap;
 	struct wqe_text_wr req; /* large: lives here, not on the stack */
 };
@@ -48,7 +50,10 @@ void usage_encode(FILE *f)
 		"                      gives a QP with --max-sge SGEs; more inline is an error)\n"
 		"  --sig-all           the QP signals every WQE (sq_sig_all)\n"
 		"  --raw               print only the WQE blocks, one lowercase hex line each\n"
-		"  --format mlx5       the WQE format (only mlx5 for now)\n"
+		"                      (rxe: the whole slot)\n"
+		"  --format F[,F]      the WQE format: mlx5 (default) or rxe; 'mlx5,rxe'\n"
+		"                      prints both shapes of each request, one after the\n"
+		"                      other (not with --raw or --packets)\n"
 		"\n"
 		"  --packets           print the RoCEv2 packets each WQE becomes instead: the\n"
 		"                      WQE bytes are decoded as the NIC decodes them and run\n"
@@ -99,7 +104,7 @@ static int parse_encode_opt(int argc, char **argv, int *i, struct encode_cfg *cf
 			       : 0;
 	}
 	if ((m = cli_opt(argc, argv, i, "--format", &v)) != 0)
-		return m < 0 || cli_parse_format(v, &cfg->fmt) ? -1 : 0;
+		return m < 0 || cli_parse_formats(v, cfg->fmt, &cfg->nfmt) ? -1 : 0;
 	if (strcmp(argv[*i], "--sig-all") == 0) {
 		cfg->qp.sq_sig_all = 1;
 		return 0;
@@ -111,20 +116,30 @@ static int parse_encode_opt(int argc, char **argv, int *i, struct encode_cfg *cf
 	return -1;
 }
 
-/* What a QP created with --max-sge SGEs allows inline (mlx5_calc_send_wqe). */
-static int default_max_inline(struct encode_cfg *cfg)
+/*
+ * The QP of format @k: what a QP created with --max-sge SGEs allows inline
+ * (mlx5_calc_send_wqe, rxe_init_sq), unless --max-inline says. An rxe QP
+ * is checked against its limits even then (32 SGEs, 512 bytes inline):
+ * its slot is sized from both.
+ */
+static int format_qp(struct encode_cfg *cfg, size_t k)
 {
 	struct wqe_qp_cap cap = {
 		.max_send_wr = 1,
 		.max_recv_wr = 1,
 		.max_send_sge = cfg->qp.max_send_sge,
 		.max_recv_sge = 1,
+		.max_inline_data = cfg->max_inline_given ? cfg->qp.max_inline_data : 0,
 	};
 	uint32_t wqe_bytes, ring_blocks;
 
-	if (wqe_calc_sq(cfg->fmt, cfg->qp.qp_type, &cap, &wqe_bytes, &ring_blocks))
+	cfg->fqp[k] = cfg->qp;
+	if (cfg->max_inline_given && cfg->fmt[k] != WQE_FORMAT_RXE)
+		return 0;
+	if (wqe_calc_sq(cfg->fmt[k], cfg->qp.qp_type, &cap, &wqe_bytes, &ring_blocks))
 		return -1;
-	cfg->qp.max_inline_data = cap.max_inline_data;
+	if (!cfg->max_inline_given)
+		cfg->fqp[k].max_inline_data = cap.max_inline_data;
 	return 0;
 }
 
@@ -134,51 +149,86 @@ static int line_error(const struct encode_run *r, uint32_t lineno, uint32_t col,
 	return CLI_USAGE;
 }
 
-static struct cli_encoded *next_slot(struct encode_run *r)
+/* Room for request r->count in every format's array, cleared. */
+static int next_slot(struct encode_run *r)
 {
-	struct cli_encoded *bigger;
-
 	if (r->count == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 8;
-		bigger = realloc(r->out, r->cap * sizeof(*r->out));
-		if (!bigger)
-			return NULL;
-		r->out = bigger;
+		size_t cap = r->cap ? 2 * r->cap : 8;
+
+		for (size_t k = 0; k < r->cfg->nfmt; k++) {
+			struct cli_encoded *bigger = realloc(r->out[k], cap * sizeof(*r->out[k]));
+
+			if (!bigger)
+				return -1;
+			r->out[k] = bigger;
+		}
+		r->cap = cap;
 	}
-	memset(&r->out[r->count], 0, sizeof(r->out[0]));
-	return &r->out[r->count];
+	for (size_t k = 0; k < r->cfg->nfmt; k++)
+		memset(&r->out[k][r->count], 0, sizeof(r->out[k][0]));
+	return 0;
 }
 
-/* Parses, checks and encodes one line into r->out[r->count]. */
+/* The checks of wqe_post_send() against the QP of format @k. */
+static int check_line(struct encode_run *r, size_t k, const char *line, size_t len,
+		      uint32_t lineno)
+{
+	const struct encode_cfg *cfg = r->cfg;
+	const struct wqe_encode_qp *qp = &cfg->fqp[k];
+	struct cli_check chk = {qp->qp_type, qp->max_send_sge, qp->max_inline_data};
+	char msg[200], both[240];
+	const char *key;
+	int nth;
+
+	if (cli_check_request(&chk, &r->req.wr, msg, sizeof(msg), &key, &nth)) {
+		snprintf(both, sizeof(both), "%s%s%s", cfg->nfmt > 1 ? wqe_format_str(cfg->fmt[k]) : "",
+			 cfg->nfmt > 1 ? ": " : "", msg);
+		return line_error(r, lineno, cli_key_column(line, len, key, nth), both);
+	}
+	return CLI_OK;
+}
+
+/* Encodes r->req into out[k][r->count], after the earlier requests' blocks. */
+static int encode_one(struct encode_run *r, size_t k, uint32_t lineno)
+{
+	const struct encode_cfg *cfg = r->cfg;
+	struct cli_encoded *e = &r->out[k][r->count];
+	struct wqe_ring_view ring = {e->bytes, CLI_RING_BLOCKS};
+	uint32_t index = cfg->wqe_index, nblocks = 0;
+
+	for (size_t i = 0; i < r->count; i++)
+		index += r->out[k][i].nbytes / WQE_BLOCK_SIZE;
+	if (wqe_encode(cfg->fmt[k], &cfg->fqp[k], &r->req.wr, &ring, 0, index, &nblocks))
+		return line_error(r, lineno, 1, "the encoder refused the request (EINVAL)");
+	e->nbytes = nblocks * WQE_BLOCK_SIZE;
+	e->lineno = lineno;
+	return CLI_OK;
+}
+
+/* Parses, checks and encodes one line into out[k][r->count] for every format. */
 static int encode_line(struct encode_run *r, const char *line, size_t len, uint32_t lineno)
 {
 	const struct encode_cfg *cfg = r->cfg;
 	struct wqe_text_opts opts = {.qp_type = cfg->qp.qp_type};
-	struct cli_check chk = {cfg->qp.qp_type, cfg->qp.max_send_sge, cfg->qp.max_inline_data};
 	struct wqe_text_err err;
-	struct cli_encoded *e = next_slot(r);
-	struct wqe_ring_view ring;
-	uint32_t index = cfg->wqe_index, nblocks = 0;
+	struct cli_encoded *e;
 	const char *key;
 	char msg[200];
-	int nth, n;
+	int n;
 
-	if (!e)
+	if (next_slot(r))
 		return line_error(r, lineno, 1, "out of memory");
 	if (wqe_parse_send_wr(line, len, &opts, &r->req, &err))
 		return line_error(r, lineno, err.column, err.msg);
-	if (cli_check_request(&chk, &r->req.wr, msg, sizeof(msg), &key, &nth))
-		return line_error(r, lineno, cli_key_column(line, len, key, nth), msg);
+	for (size_t k = 0; k < cfg->nfmt; k++)
+		if (check_line(r, k, line, len, lineno))
+			return CLI_USAGE;
 	if (cli_pkt_check_wr(&cfg->pkt, cfg->qp.qp_type, &r->req.wr, msg, sizeof(msg), &key))
 		return line_error(r, lineno, cli_key_column(line, len, key, 1), msg);
-	for (size_t i = 0; i < r->count; i++)
-		index += r->out[i].nbytes / WQE_BLOCK_SIZE;
-	ring.buf = e->bytes;
-	ring.nblocks = CLI_RING_BLOCKS;
-	if (wqe_encode(cfg->fmt, &cfg->qp, &r->req.wr, &ring, 0, index, &nblocks))
-		return line_error(r, lineno, 1, "the encoder refused the request (EINVAL)");
-	e->nbytes = nblocks * WQE_BLOCK_SIZE;
-	e->lineno = lineno;
+	for (size_t k = 0; k < cfg->nfmt; k++)
+		if (encode_one(r, k, lineno))
+			return CLI_USAGE;
+	e = &r->out[0][r->count];
 	e->text = malloc(WQE_TEXT_LINE_MAX);
 	n = e->text ? wqe_format_send_wr(&r->req.wr, cfg->qp.qp_type, e->text, WQE_TEXT_LINE_MAX)
 		    : -ENOMEM;
@@ -209,29 +259,49 @@ static int encode_all(struct encode_run *r, const char *buf, size_t len)
 	return CLI_OK;
 }
 
+/* The heading of one shape when several are shown. */
+static void print_shape_heading(const char *sep, enum wqe_format fmt,
+				const struct cli_encoded *e)
+{
+	if (fmt == WQE_FORMAT_RXE)
+		printf("%s-- rxe: struct rxe_send_wqe (host order) in a %u-byte slot of the ring\n",
+		       sep, e->nbytes);
+	else
+		printf("%s-- mlx5: big-endian segments in %u-byte blocks of the ring\n", sep,
+		       WQE_BLOCK_SIZE);
+}
+
 static void print_all(const struct encode_run *r)
 {
 	const struct encode_cfg *cfg = r->cfg;
 
 	for (size_t i = 0; i < r->count; i++) {
-		const struct cli_encoded *e = &r->out[i];
-		struct wqe_decode_ctx ctx = {.qp_type = cfg->qp.qp_type, .max_bytes = e->nbytes};
-
 		if (cfg->raw) {
-			cli_print_hex(stdout, e->bytes, e->nbytes);
+			cli_print_hex(stdout, r->out[0][i].bytes, r->out[0][i].nbytes);
 			continue;
 		}
-		printf("%s%s:%u: %s\n", i ? "\n" : "", r->input, e->lineno, e->text);
-		if (wqe_print_wqe(stdout, cfg->fmt, &ctx, e->bytes, e->nbytes) != WQE_DEC_OK)
-			printf("  (the decoder refuses these bytes)\n");
+		printf("%s%s:%u: %s\n", i ? "\n" : "", r->input, r->out[0][i].lineno,
+		       r->out[0][i].text);
+		for (size_t k = 0; k < cfg->nfmt; k++) {
+			const struct cli_encoded *e = &r->out[k][i];
+			struct wqe_decode_ctx ctx = {.qp_type = cfg->qp.qp_type,
+						     .max_bytes = e->nbytes, .qpn = cfg->qp.qpn};
+
+			if (cfg->nfmt > 1)
+				print_shape_heading(k ? "\n" : "", cfg->fmt[k], e);
+			if (wqe_print_wqe(stdout, cfg->fmt[k], &ctx, e->bytes, e->nbytes) !=
+			    WQE_DEC_OK)
+				printf("  (the decoder refuses these bytes)\n");
+		}
 	}
 }
 
 static void free_run(struct encode_run *r)
 {
 	for (size_t i = 0; i < r->count; i++)
-		free(r->out[i].text);
-	free(r->out);
+		free(r->out[0][i].text);
+	for (size_t k = 0; k < CLI_MAX_FORMATS; k++)
+		free(r->out[k]);
 	free(r);
 }
 
@@ -256,7 +326,8 @@ static int run_encode(const struct encode_cfg *cfg, const char *arg)
 	}
 	rc = arg ? encode_all(r, arg, strlen(arg)) : encode_all(r, buf, len);
 	if (rc == CLI_OK && cfg->pkt.on)
-		rc = cli_packets(&cfg->pkt, cfg->fmt, &cfg->qp, r->out, r->count, r->input);
+		rc = cli_packets(&cfg->pkt, cfg->fmt[0], &cfg->fqp[0], r->out[0], r->count,
+				 r->input);
 	else if (rc == CLI_OK)
 		print_all(r);
 	free(buf);
@@ -271,18 +342,33 @@ static int check_cfg(struct encode_cfg *cfg)
 
 	if (cfg->raw && cfg->pkt.on)
 		return cli_usage_error("encode", usage_encode, "--raw and --packets exclude each other");
+	if (cfg->nfmt > 1 && (cfg->raw || cfg->pkt.on))
+		return cli_usage_error("encode", usage_encode,
+				       "%s takes one format: give --format mlx5 or --format rxe",
+				       cfg->raw ? "--raw" : "--packets");
 	if (cli_pkt_check_cfg(&cfg->pkt, cfg->qp.qp_type, msg, sizeof(msg)))
 		return cli_usage_error("encode", usage_encode, "%s", msg);
-	if (!cfg->max_inline_given && default_max_inline(cfg))
-		return cli_usage_error("encode", usage_encode,
-				       "no %s WQE holds %u SGEs (--max-sge)",
-				       wqe_qp_type_str(cfg->qp.qp_type), cfg->qp.max_send_sge);
+	for (size_t k = 0; k < cfg->nfmt; k++) {
+		if (!format_qp(cfg, k))
+			continue;
+		if (cfg->max_inline_given)
+			return cli_usage_error("encode", usage_encode,
+					       "no %s %s QP holds %u SGEs and %u bytes inline "
+					       "(--max-sge, --max-inline; rxe: at most 32 and 512)",
+					       wqe_format_str(cfg->fmt[k]),
+					       wqe_qp_type_str(cfg->qp.qp_type),
+					       cfg->qp.max_send_sge, cfg->qp.max_inline_data);
+		return cli_usage_error("encode", usage_encode, "no %s WQE holds %u SGEs (--max-sge)%s",
+				       wqe_qp_type_str(cfg->qp.qp_type), cfg->qp.max_send_sge,
+				       cfg->fmt[k] == WQE_FORMAT_RXE ? " in the rxe format (at most 32)"
+								     : "");
+	}
 	return CLI_OK;
 }
 
 int cmd_encode(int argc, char **argv)
 {
-	struct encode_cfg cfg = {.fmt = WQE_FORMAT_MLX5};
+	struct encode_cfg cfg = {.fmt = {WQE_FORMAT_MLX5}, .nfmt = 1};
 	const char *request = NULL;
 	char msg[200];
 	int m;

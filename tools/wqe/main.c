@@ -80,7 +80,8 @@ static int cmd_version(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return cli_usage_error("version", usage_version, "takes no arguments");
-	printf("wqe %s (WQE formats: %s)\n", WQE_TOOL_VERSION, wqe_format_str(WQE_FORMAT_MLX5));
+	printf("wqe %s (WQE formats: %s, %s)\n", WQE_TOOL_VERSION, wqe_format_str(WQE_FORMAT_MLX5),
+	       wqe_format_str(WQE_FORMAT_RXE));
 	return CLI_OK;
 }
 

@@ -22,7 +22,8 @@ void usage_run(FILE *f)
 		"                   expectations) on stdout; a trace then goes to stderr\n"
 		"  --pcap OUT       write every packet to OUT (whole, or not at all)\n"
 		"  --seed N         seed of the link's fault injector (overrides the file)\n"
-		"  --format mlx5    WQE format of every endpoint\n"
+		"  --format mlx5|rxe  WQE format of every endpoint (lines starting mlx5: or\n"
+		"                   rxe: run only on that format)\n"
 		"  -q, --quiet      print nothing on success\n");
 }
 

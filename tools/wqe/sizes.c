@@ -10,11 +10,15 @@
 void usage_sizes(FILE *f)
 {
 	fprintf(f,
-		"usage: wqe sizes [--format mlx5]\n"
+		"usage: wqe sizes [--format mlx5|rxe]\n"
 		"Prints the segment sizes, the fixed part of every WQE kind per transport, the\n"
 		"figures of Kong et al. (NSDI 2023: 36-byte RC/UC and 68-byte UD WQEs, 28 bytes\n"
 		"of inline data in one 64-byte block) and the QP-creation sizing, all computed\n"
-		"by the library (wqe_fixed_size, wqe_encoded_size, wqe_calc_sq).\n");
+		"by the library (wqe_fixed_size, wqe_encoded_size, wqe_calc_sq).\n"
+		"--format rxe: the 208-byte struct rxe_send_wqe and its parts, the power-of-two\n"
+		"slots wqe_calc_sq gives beside mlx5's WQE sizes for the same QP, the inline\n"
+		"limits of both (512 bytes in a 1024-byte slot; 28 in one 64-byte block), and\n"
+		"why the two layouts differ.\n");
 }
 
 static const enum wqe_wr_opcode all_ops[] = {
@@ -35,10 +39,15 @@ static uint32_t encoded(enum wqe_format fmt, enum wqe_qp_type t, enum wqe_wr_opc
 	struct wqe_sge sge[WQE_DESC_MAX_SGE];
 	struct wqe_ah ah;
 	struct wqe_send_wr wr;
+	/* The most a QP of the format holds (rxe: 32 SGEs, 512 bytes inline). */
 	struct wqe_encode_qp qp = {t, CLI_DEFAULT_QPN, WQE_DESC_MAX_SGE, WQE_MLX5_MAX_WQE_BYTES,
 				   0};
 	uint32_t bytes = 0;
 
+	if (fmt == WQE_FORMAT_RXE) {
+		qp.max_send_sge = 32;
+		qp.max_inline_data = 512;
+	}
 	memset(&wr, 0, sizeof(wr));
 	memset(&ah, 0, sizeof(ah));
 	for (uint32_t i = 0; i < nsge && i < WQE_DESC_MAX_SGE; i++) {
@@ -57,9 +66,8 @@ static uint32_t encoded(enum wqe_format fmt, enum wqe_qp_type t, enum wqe_wr_opc
 	return bytes;
 }
 
-/* The largest inline payload whose WQE fits in @limit bytes (searched). */
-static uint32_t max_inline_within(enum wqe_format fmt, enum wqe_qp_type t, enum wqe_wr_opcode op,
-				  uint32_t limit)
+uint32_t cli_max_inline_within(enum wqe_format fmt, enum wqe_qp_type t, enum wqe_wr_opcode op,
+			       uint32_t limit)
 {
 	uint32_t best = 0;
 
@@ -135,8 +143,8 @@ static void print_kong(enum wqe_format fmt)
 	uint32_t rc = wqe_fixed_size(fmt, WQE_QPT_RC, WQE_WR_RDMA_WRITE, 1);
 	uint32_t uc = wqe_fixed_size(fmt, WQE_QPT_UC, WQE_WR_RDMA_WRITE, 1);
 	uint32_t ud = wqe_fixed_size(fmt, WQE_QPT_UD, WQE_WR_SEND, 1);
-	uint32_t rc_max = max_inline_within(fmt, WQE_QPT_RC, WQE_WR_RDMA_WRITE, WQE_BLOCK_SIZE);
-	uint32_t uc_max = max_inline_within(fmt, WQE_QPT_UC, WQE_WR_RDMA_WRITE, WQE_BLOCK_SIZE);
+	uint32_t rc_max = cli_max_inline_within(fmt, WQE_QPT_RC, WQE_WR_RDMA_WRITE, WQE_BLOCK_SIZE);
+	uint32_t uc_max = cli_max_inline_within(fmt, WQE_QPT_UC, WQE_WR_RDMA_WRITE, WQE_BLOCK_SIZE);
 
 	printf("Kong et al. (NSDI 2023), recomputed:\n");
 	printf("  RC/UC inline WQE fixed part: %u B (RC) / %u B (UC): RDMA_WRITE, ctrl + raddr "
@@ -149,8 +157,8 @@ static void print_kong(enum wqe_format fmt)
 	       encoded(fmt, WQE_QPT_RC, WQE_WR_RDMA_WRITE, 1, rc_max + 1, 1));
 	printf("  for comparison: an RC SEND keeps %u B inline in one block; a UD SEND never "
 	       "fits one block and keeps %u B in two\n\n",
-	       max_inline_within(fmt, WQE_QPT_RC, WQE_WR_SEND, WQE_BLOCK_SIZE),
-	       max_inline_within(fmt, WQE_QPT_UD, WQE_WR_SEND, 2 * WQE_BLOCK_SIZE));
+	       cli_max_inline_within(fmt, WQE_QPT_RC, WQE_WR_SEND, WQE_BLOCK_SIZE),
+	       cli_max_inline_within(fmt, WQE_QPT_UD, WQE_WR_SEND, 2 * WQE_BLOCK_SIZE));
 }
 
 static void print_calc_row(enum wqe_format fmt, enum wqe_qp_type t, uint32_t sge,
@@ -192,6 +200,8 @@ int cmd_sizes(int argc, char **argv)
 			return cli_usage_error("sizes", usage_sizes, "bad argument '%s'", argv[i]);
 	}
 	printf("WQE sizes of the %s format, computed by the library\n\n", wqe_format_str(fmt));
+	if (fmt == WQE_FORMAT_RXE)
+		return cli_sizes_rxe();
 	print_segments(fmt);
 	print_fixed(fmt);
 	print_kong(fmt);

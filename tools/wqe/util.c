@@ -91,10 +91,40 @@ int cli_parse_qp(const char *s, enum wqe_qp_type *t)
 
 int cli_parse_format(const char *s, enum wqe_format *fmt)
 {
-	if (strcmp(s, "mlx5") != 0)
+	if (strcmp(s, "mlx5") == 0)
+		*fmt = WQE_FORMAT_MLX5;
+	else if (strcmp(s, "rxe") == 0)
+		*fmt = WQE_FORMAT_RXE;
+	else
 		return -1;
-	*fmt = WQE_FORMAT_MLX5;
 	return 0;
+}
+
+int cli_parse_formats(const char *s, enum wqe_format fmt[CLI_MAX_FORMATS], size_t *n)
+{
+	char one[8];
+	size_t k = 0;
+
+	*n = 0;
+	while (*s) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (len >= sizeof(one) || *n == CLI_MAX_FORMATS)
+			return -1;
+		memcpy(one, s, len);
+		one[len] = '\0';
+		if (cli_parse_format(one, &fmt[*n]))
+			return -1;
+		for (k = 0; k < *n; k++)
+			if (fmt[k] == fmt[*n])
+				return -1;
+		(*n)++;
+		s += len;
+		if (*s == ',' && !*++s)
+			return -1;
+	}
+	return *n ? 0 : -1;
 }
 
 const char *cli_qp_name(enum wqe_qp_type t)
