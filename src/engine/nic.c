@@ -220,10 +220,15 @@ static int take_frames(struct nic *n)
 	int work = 0;
 	size_t len;
 
-	if (!n->tx.rx_poll)
+	if (!n->tx.rx_peek)
 		return 0;
-	while (work < 256 && (len = n->tx.rx_poll(n->tx.arg, n->rx_frame, sizeof(n->rx_frame)))) {
-		nic_rx(n, n->rx_frame, len);
+	while (work < 256) {
+		const uint8_t *f = n->tx.rx_peek(n->tx.arg, &len);
+
+		if (!f)
+			break;
+		nic_rx(n, f, len);
+		n->tx.rx_done(n->tx.arg);
 		work++;
 	}
 	return work;

@@ -98,9 +98,10 @@ struct eng_qp {
  * capture tap, and the clock. */
 struct nic_tx {
 	void (*xmit)(void *arg, const uint8_t *frame, size_t len);
-	/* Takes the next frame waiting for this NIC into @buf; returns its
-	 * length, 0 if none. */
-	size_t (*rx_poll)(void *arg, uint8_t *buf, size_t cap);
+	/* The next frame waiting for this NIC, in place (NULL if none), and
+	 * giving it back once processed: no copy on the way in. */
+	const uint8_t *(*rx_peek)(void *arg, size_t *len);
+	void (*rx_done)(void *arg);
 	void *arg;
 	struct wqe_pcap *tap;
 	uint64_t (*now)(void *arg); /* ns; NULL = CLOCK_MONOTONIC */
@@ -124,7 +125,6 @@ struct nic {
 	uint32_t nah;
 	struct nic_tx tx;
 	uint8_t frame[NIC_FRAME_MAX];
-	uint8_t rx_frame[NIC_FRAME_MAX + 64];
 	struct nic_port port;
 	struct key_table keys;
 	struct qp_table qps;

@@ -41,7 +41,7 @@ static void release(struct wqe_link *l, uint64_t now, bool all)
 	for (uint32_t i = 0; i < l->nheld; i++) {
 		if (all || l->held[i].due_ns <= now) {
 			pass(l->held_from[i], l->held[i].data, l->held[i].len);
-			free(l->held[i].data);
+			pool_put(&l->pool, l->held[i].data);
 		} else {
 			l->held[k] = l->held[i];
 			l->held_from[k] = l->held_from[i];
@@ -58,7 +58,7 @@ static bool hold(struct wqe_link *l, struct link_port *from, const uint8_t *fram
 
 	if (l->nheld == sizeof(l->held) / sizeof(l->held[0]))
 		return false;
-	copy = malloc(len);
+	copy = len <= LINK_FRAME_MAX ? pool_get(&l->pool) : NULL;
 	if (!copy)
 		return false;
 	memcpy(copy, frame, len);
@@ -110,19 +110,26 @@ static void fault_xmit(void *port, const uint8_t *frame, size_t len)
 	release(l, l->stats.frames, false);
 }
 
-static size_t fault_rx_poll(void *port, uint8_t *buf, size_t cap)
+static const uint8_t *fault_rx_peek(void *port, size_t *len)
 {
 	struct link_port *p = port;
 	struct wqe_link *l = p->link;
-	size_t n = l->inner->rx_poll(p->inner, buf, cap);
+	const uint8_t *f = l->inner->rx_peek(p->inner, len);
 
 	/* Nothing is arriving: whatever is held goes now, so a held frame
 	 * can never stall the exchange. */
-	if (!n && l->nheld) {
+	if (!f && l->nheld) {
 		release(l, 0, true);
-		n = l->inner->rx_poll(p->inner, buf, cap);
+		f = l->inner->rx_peek(p->inner, len);
 	}
-	return n;
+	return f;
+}
+
+static void fault_rx_done(void *port)
+{
+	struct link_port *p = port;
+
+	p->link->inner->rx_done(p->inner);
 }
 
 struct wqe_link *wqe_link_fault_create(struct wqe_link *inner, const struct wqe_fault_cfg *cfg)
@@ -151,6 +158,7 @@ struct wqe_link *wqe_link_fault_create(struct wqe_link *inner, const struct wqe_
 	l->cfg = *cfg;
 	l->rng = cfg->seed;
 	l->xmit = fault_xmit;
-	l->rx_poll = fault_rx_poll;
+	l->rx_peek = fault_rx_peek;
+	l->rx_done = fault_rx_done;
 	return l;
 }

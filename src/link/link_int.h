@@ -32,12 +32,27 @@ struct link_port {
 	struct link_port *inner; /* fault link: the port on the inner link */
 };
 
+/* Frame buffers of LINK_FRAME_MAX bytes, recycled: after warm-up a link
+ * allocates nothing per frame. */
+struct frame_pool {
+	uint8_t **free;
+	uint32_t nfree;
+	uint32_t cap;
+	uint64_t allocated;
+};
+
+uint8_t *pool_get(struct frame_pool *p);
+void pool_put(struct frame_pool *p, uint8_t *buf);
+void pool_fini(struct frame_pool *p);
+
 struct wqe_link {
 	enum link_kind kind;
+	struct frame_pool pool;
 	uint32_t users;
 	struct link_port port[LINK_MAX_PORTS];
 	void (*xmit)(void *port, const uint8_t *frame, size_t len);
-	size_t (*rx_poll)(void *port, uint8_t *buf, size_t cap);
+	const uint8_t *(*rx_peek)(void *port, size_t *len);
+	void (*rx_done)(void *port);
 	struct wqe_link_stats stats;
 	/* sink */
 	struct link_frame *frames;

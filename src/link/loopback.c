@@ -27,7 +27,7 @@ static void loop_xmit(void *port, const uint8_t *frame, size_t len)
 			l->stats.queue_full++;
 			return;
 		}
-		copy = malloc(len);
+		copy = pool_get(&l->pool);
 		if (!copy) {
 			l->stats.queue_full++;
 			return;
@@ -42,22 +42,24 @@ static void loop_xmit(void *port, const uint8_t *frame, size_t len)
 	l->stats.no_destination++;
 }
 
-static size_t loop_rx_poll(void *port, uint8_t *buf, size_t cap)
+static const uint8_t *loop_rx_peek(void *port, size_t *len)
 {
 	struct link_port *p = port;
-	struct link_frame *f;
-	size_t len;
 
 	if (p->tail == p->head)
-		return 0;
-	f = &p->q[p->tail % LINK_QUEUE];
-	len = f->len <= cap ? f->len : 0;
-	if (len)
-		memcpy(buf, f->data, len);
-	free(f->data);
+		return NULL;
+	*len = p->q[p->tail % LINK_QUEUE].len;
+	return p->q[p->tail % LINK_QUEUE].data;
+}
+
+static void loop_rx_done(void *port)
+{
+	struct link_port *p = port;
+	struct link_frame *f = &p->q[p->tail % LINK_QUEUE];
+
+	pool_put(&p->link->pool, f->data);
 	f->data = NULL;
 	p->tail++;
-	return len;
 }
 
 struct wqe_link *wqe_link_loopback_create(void)
@@ -70,6 +72,7 @@ struct wqe_link *wqe_link_loopback_create(void)
 	}
 	l->kind = LINK_LOOPBACK;
 	l->xmit = loop_xmit;
-	l->rx_poll = loop_rx_poll;
+	l->rx_peek = loop_rx_peek;
+	l->rx_done = loop_rx_done;
 	return l;
 }

@@ -40,7 +40,7 @@ void link_port_detach(struct link_port *p)
 
 	if (p->q) {
 		for (uint32_t i = p->tail; i != p->head; i++)
-			free(p->q[i % LINK_QUEUE].data);
+			pool_put(&l->pool, p->q[i % LINK_QUEUE].data);
 		free(p->q);
 	}
 	if (p->inner) {
@@ -73,12 +73,16 @@ static void sink_xmit(void *port, const uint8_t *frame, size_t len)
 	l->stats.delivered++;
 }
 
-static size_t no_rx(void *port, uint8_t *buf, size_t cap)
+static const uint8_t *no_rx(void *port, size_t *len)
 {
 	(void)port;
-	(void)buf;
-	(void)cap;
-	return 0;
+	(void)len;
+	return NULL;
+}
+
+static void no_done(void *port)
+{
+	(void)port;
 }
 
 struct wqe_link *wqe_link_sink_create(uint32_t max_frames)
@@ -100,7 +104,8 @@ struct wqe_link *wqe_link_sink_create(uint32_t max_frames)
 	l->kind = LINK_SINK;
 	l->max = max_frames;
 	l->xmit = sink_xmit;
-	l->rx_poll = no_rx;
+	l->rx_peek = no_rx;
+	l->rx_done = no_done;
 	return l;
 }
 
@@ -149,7 +154,8 @@ int wqe_link_destroy(struct wqe_link *l)
 		return EBUSY;
 	wqe_link_sink_clear(l);
 	for (uint32_t i = 0; i < l->nheld; i++)
-		free(l->held[i].data);
+		pool_put(&l->pool, l->held[i].data);
+	pool_fini(&l->pool);
 	free(l->frames);
 	free(l);
 	return 0;

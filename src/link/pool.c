@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Recycled frame buffers: the loopback's queues and the fault injector's
+ * held frames take from here and give back, so steady traffic allocates
+ * nothing. */
+#include <stdlib.h>
+
+#include "link/link_int.h"
+
+uint8_t *pool_get(struct frame_pool *p)
+{
+	if (p->nfree)
+		return p->free[--p->nfree];
+	p->allocated++;
+	return malloc(LINK_FRAME_MAX);
+}
+
+void pool_put(struct frame_pool *p, uint8_t *buf)
+{
+	if (!buf)
+		return;
+	if (p->nfree == p->cap) {
+		uint32_t nc = p->cap ? p->cap * 2 : 256;
+		uint8_t **n = realloc(p->free, nc * sizeof(*n));
+
+		if (!n) {
+			free(buf);
+			return;
+		}
+		p->free = n;
+		p->cap = nc;
+	}
+	p->free[p->nfree++] = buf;
+}
+
+void pool_fini(struct frame_pool *p)
+{
+	for (uint32_t i = 0; i < p->nfree; i++)
+		free(p->free[i]);
+	free(p->free);
+	p->free = NULL;
+	p->nfree = p->cap = 0;
+}
