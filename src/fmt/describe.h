@@ -31,8 +31,8 @@ void db_segment(struct desc_builder *b, const char *fmt, ...) __attribute__((for
 
 /* Adds one field at @off (from the WQE start), @len bytes, its value read in
  * b->order when @len <= 8, with the meaning given printf-style. */
-void db_add(struct desc_builder *b, const char *name, uint32_t off, uint32_t len,
-	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void db_add(struct desc_builder *b, const char *name, uint32_t off, uint32_t len, const char *fmt,
+	    ...) __attribute__((format(printf, 5, 6)));
 
 /* As db_add(), with the value read in @order whatever b->order says (an
  * rxe __be32, a byte array). */

@@ -20,22 +20,30 @@
 
 enum {
 	RXE_UNION_END = RXE_WR_BYTES, /* the 120-byte wr union ends the rxe_send_wr */
-	RXE_AV_GRH_PAD = 31,          /* the byte after traffic_class (grh is 24 B) */
-	AF_INET_HOST = 2,             /* sa_family values as Linux stores them */
+	RXE_AV_GRH_PAD = 31,	      /* the byte after traffic_class (grh is 24 B) */
+	AF_INET_HOST = 2,	      /* sa_family values as Linux stores them */
 	AF_INET6_HOST = 10,
 };
 
 static const char *ib_wr_name(uint32_t opc)
 {
 	switch (opc) {
-	case WQE_WR_RDMA_WRITE: return "IB_WR_RDMA_WRITE";
-	case WQE_WR_RDMA_WRITE_WITH_IMM: return "IB_WR_RDMA_WRITE_WITH_IMM";
-	case WQE_WR_SEND: return "IB_WR_SEND";
-	case WQE_WR_SEND_WITH_IMM: return "IB_WR_SEND_WITH_IMM";
-	case WQE_WR_RDMA_READ: return "IB_WR_RDMA_READ";
-	case WQE_WR_ATOMIC_CMP_AND_SWP: return "IB_WR_ATOMIC_CMP_AND_SWP";
-	case WQE_WR_ATOMIC_FETCH_AND_ADD: return "IB_WR_ATOMIC_FETCH_AND_ADD";
-	case WQE_WR_SEND_WITH_INV: return "IB_WR_SEND_WITH_INV";
+	case WQE_WR_RDMA_WRITE:
+		return "IB_WR_RDMA_WRITE";
+	case WQE_WR_RDMA_WRITE_WITH_IMM:
+		return "IB_WR_RDMA_WRITE_WITH_IMM";
+	case WQE_WR_SEND:
+		return "IB_WR_SEND";
+	case WQE_WR_SEND_WITH_IMM:
+		return "IB_WR_SEND_WITH_IMM";
+	case WQE_WR_RDMA_READ:
+		return "IB_WR_RDMA_READ";
+	case WQE_WR_ATOMIC_CMP_AND_SWP:
+		return "IB_WR_ATOMIC_CMP_AND_SWP";
+	case WQE_WR_ATOMIC_FETCH_AND_ADD:
+		return "IB_WR_ATOMIC_FETCH_AND_ADD";
+	case WQE_WR_SEND_WITH_INV:
+		return "IB_WR_SEND_WITH_INV";
 	}
 	return "unknown";
 }
@@ -103,7 +111,8 @@ static void add_rdma(struct desc_builder *b)
 static void add_atomic(struct desc_builder *b, const struct wqe_desc *d)
 {
 	const uint8_t *w = b->wqe;
-	uint64_t ca = get_le64(w + RXE_WR_ATOMIC_COMPARE_ADD), swap = get_le64(w + RXE_WR_ATOMIC_SWAP);
+	uint64_t ca = get_le64(w + RXE_WR_ATOMIC_COMPARE_ADD),
+		 swap = get_le64(w + RXE_WR_ATOMIC_SWAP);
 
 	db_segment(b, "atomic");
 	db_add(b, "remote_addr", RXE_WR_ATOMIC_ADDR, 8, "remote address 0x%" PRIx64,
@@ -154,8 +163,8 @@ static void add_av(struct desc_builder *b, const struct wqe_desc *d)
 	       av[RXE_AV_NETWORK_TYPE] == RXE_NETWORK_IPV4   ? "IPv4"
 	       : av[RXE_AV_NETWORK_TYPE] == RXE_NETWORK_IPV6 ? "IPv6"
 							     : "unknown");
-	db_add_order(b, DB_BE, "dmac", o + RXE_AV_DMAC, 6, "%02x:%02x:%02x:%02x:%02x:%02x",
-		     av[2], av[3], av[4], av[5], av[6], av[7]);
+	db_add_order(b, DB_BE, "dmac", o + RXE_AV_DMAC, 6, "%02x:%02x:%02x:%02x:%02x:%02x", av[2],
+		     av[3], av[4], av[5], av[6], av[7]);
 	if (!inet_ntop(AF_INET6, av + RXE_AV_DGID, gid, sizeof(gid)))
 		snprintf(gid, sizeof(gid), "?");
 	db_add(b, "dgid", o + RXE_AV_DGID, 16, "%s", gid);
@@ -237,7 +246,8 @@ static void add_dma(struct desc_builder *b, const struct wqe_desc *d)
 	const uint8_t *w = b->wqe;
 
 	db_segment(b, "dma");
-	db_add(b, "length", RXE_DMA_LENGTH, 4, "%" PRIu32 " B in all", get_le32(w + RXE_DMA_LENGTH));
+	db_add(b, "length", RXE_DMA_LENGTH, 4, "%" PRIu32 " B in all",
+	       get_le32(w + RXE_DMA_LENGTH));
 	db_add(b, "resid", RXE_DMA_RESID, 4, "%" PRIu32 " B left (nothing sent yet)",
 	       get_le32(w + RXE_DMA_RESID));
 	db_add(b, "cur_sge", RXE_DMA_CUR_SGE, 4, "%" PRIu32 " (cursor)",

@@ -50,6 +50,13 @@ struct wqe_pcap *wqe_pcap_open(const char *path)
 		errno = EIO;
 		return NULL;
 	}
+	/* The file header goes out now: a capture interrupted before its
+	 * first frame is still a readable, empty capture. */
+	if (pcap_dump_flush(w->dumper) != 0) {
+		wqe_pcap_close(w);
+		errno = EIO;
+		return NULL;
+	}
 	return w;
 }
 

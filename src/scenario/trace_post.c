@@ -224,7 +224,9 @@ void sc_trace_post(struct wqe_scenario *sc, const struct sc_stmt *st, const stru
 			"of the control segment (opcode, WQE index, QP number, DS)\n",
 			dv.sq_pi);
 	else
-		fprintf(f, "-- doorbell: producer index = %u (release store)\n", dv.sq_pi);
+		fprintf(f, "-- doorbell: producer index (the masked slot index) published with a "
+			   "release store; the doorbell itself is rxe's POST_SEND command naming "
+			   "the QP, not a copy of the WQE\n");
 }
 
 void sc_trace_recv(struct wqe_scenario *sc, const struct sc_stmt *st, const struct wqe_send_wr *wr,

@@ -45,8 +45,8 @@ static void want(struct wants *ws, const char *seg, const char *name, size_t off
 }
 
 /* offset and size of a member of struct rxe_send_wqe */
-#define Q(member) offsetof(struct rxe_send_wqe, member), sizeof(((struct rxe_send_wqe *)0)->member)
-#define AV(member) offsetof(struct rxe_send_wqe, wr.wr.ud.av.member)
+#define Q(member)   offsetof(struct rxe_send_wqe, member), sizeof(((struct rxe_send_wqe *)0)->member)
+#define AV(member)  offsetof(struct rxe_send_wqe, wr.wr.ud.av.member)
 #define AVS(member) sizeof(((struct rxe_send_wqe *)0)->wr.wr.ud.av.member)
 
 static const size_t union_end = offsetof(struct rxe_send_wqe, wr) + sizeof(struct rxe_send_wr);
@@ -91,8 +91,7 @@ static void want_av(struct wants *ws, uint32_t ah_num)
 	want(ws, "av", "dgid_addr", AV(dgid_addr), AVS(dgid_addr));
 }
 
-static void want_union(struct wants *ws, enum wqe_qp_type t, enum wqe_wr_opcode op,
-		       uint32_t ah_num)
+static void want_union(struct wants *ws, enum wqe_qp_type t, enum wqe_wr_opcode op, uint32_t ah_num)
 {
 	if (gen_is_atomic(op)) {
 		want(ws, "atomic", "remote_addr", Q(wr.wr.atomic.remote_addr));
@@ -139,13 +138,14 @@ static void want_rest(struct wants *ws, const struct wqe_send_wr *wr, uint32_t i
 	want(ws, "dma", "reserved", Q(dma.reserved));
 	if (wr->send_flags & WQE_SEND_INLINE) {
 		if (inline_len)
-			want(ws, "inline", "payload", offsetof(struct rxe_send_wqe, dma.inline_data),
-			     inline_len);
+			want(ws, "inline", "payload",
+			     offsetof(struct rxe_send_wqe, dma.inline_data), inline_len);
 		return;
 	}
 	for (int i = 0; i < wr->num_sge; i++) {
 		char seg[24];
-		size_t base = offsetof(struct rxe_send_wqe, dma.sge) + (size_t)i * sizeof(struct rxe_sge);
+		size_t base =
+		    offsetof(struct rxe_send_wqe, dma.sge) + (size_t)i * sizeof(struct rxe_sge);
 
 		snprintf(seg, sizeof(seg), "sge[%d]", i);
 		want(ws, seg, "addr", base + offsetof(struct rxe_sge, addr), 8);
@@ -184,7 +184,8 @@ static struct wqe_description desc;
 static const struct wqe_field *find(const char *seg, const char *name)
 {
 	for (uint32_t i = 0; i < desc.num_fields; i++)
-		if (strcmp(desc.field[i].segment, seg) == 0 && strcmp(desc.field[i].name, name) == 0)
+		if (strcmp(desc.field[i].segment, seg) == 0 &&
+		    strcmp(desc.field[i].name, name) == 0)
 			return &desc.field[i];
 	test_fail(__FILE__, __LINE__, "no field %s.%s", seg, name);
 	return &desc.field[0];
@@ -213,8 +214,9 @@ static void check_fields(const struct wants *ws, const uint8_t *wqe)
 		next = f->offset + f->length;
 		CHECK_EQ(f->has_value, f->length <= 8);
 		if (f->has_value)
-			CHECK_EQ(f->value, big_endian_field(f->name) ? be(wqe + f->offset, f->length)
-								      : le(wqe + f->offset, f->length));
+			CHECK_EQ(f->value, big_endian_field(f->name)
+					       ? be(wqe + f->offset, f->length)
+					       : le(wqe + f->offset, f->length));
 		CHECK(f->meaning[0] != '\0');
 	}
 	CHECK_EQ(next, desc.desc.size);

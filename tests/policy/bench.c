@@ -66,8 +66,8 @@ static int move_to(struct wqe_qp *qp, enum wqe_qp_type t, enum wqe_qp_state stat
 
 static int open_objects(struct bench *b)
 {
-	struct wqe_context_attr ca = {.format = b->fmt, .checks = b->policy,
-				      .mac = {0x02, 0, 0, 0, 0, 0x01}};
+	struct wqe_context_attr ca = {
+	    .format = b->fmt, .checks = b->policy, .mac = {0x02, 0, 0, 0, 0, 0x01}};
 	struct wqe_ah_attr aa = {.port_num = 1, .dmac = {0x02, 0, 0, 0, 0, 0x02}};
 
 	aa.grh.dgid.raw[10] = aa.grh.dgid.raw[11] = 0xff;
@@ -89,16 +89,17 @@ static int open_objects(struct bench *b)
 
 static int open_qps(struct bench *b, enum wqe_qp_state state)
 {
-	struct wqe_qp_init_attr ia = {.send_cq = b->cq, .recv_cq = b->cq, .qp_type = b->type,
-				      .cap = {16, 4, 2, 1, 16}};
-	struct wqe_qp_init_attr ca = {.send_cq = b->ccq, .recv_cq = b->ccq, .qp_type = WQE_QPT_UC,
-				      .cap = {4, 1, 1, 1, 0}};
+	struct wqe_qp_init_attr ia = {
+	    .send_cq = b->cq, .recv_cq = b->cq, .qp_type = b->type, .cap = {16, 4, 2, 1, 16}};
+	struct wqe_qp_init_attr ca = {
+	    .send_cq = b->ccq, .recv_cq = b->ccq, .qp_type = WQE_QPT_UC, .cap = {4, 1, 1, 1, 0}};
 
 	b->qp = wqe_create_qp(b->pd, &ia);
 	b->ctl = wqe_create_qp(b->pd, &ca);
 	if (!b->qp || !b->ctl)
 		return -1;
-	if (move_to(b->qp, b->type, state) || test_qp_to_rts(b->ctl, WQE_QPT_UC, 0x99, WQE_MTU_1024))
+	if (move_to(b->qp, b->type, state) ||
+	    test_qp_to_rts(b->ctl, WQE_QPT_UC, 0x99, WQE_MTU_1024))
 		return -1;
 	return 0;
 }
@@ -150,8 +151,8 @@ void bench_close(struct bench *b)
 	unlink(b->pcap);
 }
 
-void bench_send(const struct bench *b, struct wqe_send_wr *wr, struct wqe_sge *sge,
-		uint64_t wr_id, uint32_t len, unsigned int flags)
+void bench_send(const struct bench *b, struct wqe_send_wr *wr, struct wqe_sge *sge, uint64_t wr_id,
+		uint32_t len, unsigned int flags)
 {
 	memset(wr, 0, sizeof(*wr));
 	sge->addr = (uint64_t)(uintptr_t)b->buf;
@@ -308,8 +309,11 @@ void bench_failed_in_engine(struct bench *b, struct wqe_send_wr *wr, int n, enum
 void bench_control_packet(struct bench *b)
 {
 	struct wqe_sge sge = {(uint64_t)(uintptr_t)b->buf, 32, b->mr->lkey};
-	struct wqe_send_wr wr = {.wr_id = 77, .sg_list = &sge, .num_sge = 1,
-				 .opcode = WQE_WR_SEND, .send_flags = WQE_SEND_SIGNALED},
+	struct wqe_send_wr wr = {.wr_id = 77,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = WQE_WR_SEND,
+				 .send_flags = WQE_SEND_SIGNALED},
 			   *bad;
 	struct wqe_wc wc;
 	int got = 0, tx = 0;

@@ -27,7 +27,7 @@
 #include "wqe/verbs.h"
 
 #define BENCH_MAX_EVENTS 256
-#define BENCH_BUF 8192
+#define BENCH_BUF	 8192
 
 /* What a trace event said, kept after the callback returns. */
 struct bench_event {
@@ -45,14 +45,14 @@ struct bench {
 	enum wqe_qp_type type;
 	struct wqe_context *ctx;
 	struct wqe_pd *pd;
-	struct wqe_cq *cq;   /* the QP under test's send and receive CQ */
-	struct wqe_cq *ccq;  /* the control QP's */
+	struct wqe_cq *cq;  /* the QP under test's send and receive CQ */
+	struct wqe_cq *ccq; /* the control QP's */
 	struct wqe_link *sink;
 	struct wqe_mr *mr;
-	struct wqe_ah *ah;   /* an address for UD sends */
-	struct wqe_qp *qp;   /* under test */
-	struct wqe_qp *ctl;  /* UC, RTS */
-	uint8_t *buf;        /* BENCH_BUF bytes registered as @mr */
+	struct wqe_ah *ah;  /* an address for UD sends */
+	struct wqe_qp *qp;  /* under test */
+	struct wqe_qp *ctl; /* UC, RTS */
+	uint8_t *buf;	    /* BENCH_BUF bytes registered as @mr */
 	char pcap[96];
 	struct bench_event ev[BENCH_MAX_EVENTS];
 	int nev;
@@ -71,8 +71,8 @@ int bench_open(struct bench *b, enum wqe_format fmt, enum wqe_check_policy p, en
 void bench_close(struct bench *b);
 
 /* A legal SEND for the QP under test (UD: with an address), @len bytes. */
-void bench_send(const struct bench *b, struct wqe_send_wr *wr, struct wqe_sge *sge,
-		uint64_t wr_id, uint32_t len, unsigned int flags);
+void bench_send(const struct bench *b, struct wqe_send_wr *wr, struct wqe_sge *sge, uint64_t wr_id,
+		uint32_t len, unsigned int flags);
 
 /* Checks @wr (the head of the chain posted) is refused at post time. */
 void bench_refused_at_post(struct bench *b, struct wqe_send_wr *wr);

@@ -17,12 +17,20 @@
 #include "bench.h"
 #include "testutil.h"
 
-enum fault { TOO_MANY_SGE, INLINE_OVER_MAX, INLINE_READ, OVER_2G, ATOMIC_LEN, ATOMIC_ALIGN,
-	     NFAULTS };
+enum fault {
+	TOO_MANY_SGE,
+	INLINE_OVER_MAX,
+	INLINE_READ,
+	OVER_2G,
+	ATOMIC_LEN,
+	ATOMIC_ALIGN,
+	NFAULTS
+};
 
 static const char *const fault_name[NFAULTS] = {
-	"num_sge over max_send_sge", "inline over max_inline_data", "inline on RDMA_READ",
-	"message over 2^31", "atomic SGE not 8 bytes", "atomic remote address not aligned"};
+    "num_sge over max_send_sge", "inline over max_inline_data",
+    "inline on RDMA_READ",	 "message over 2^31",
+    "atomic SGE not 8 bytes",	 "atomic remote address not aligned"};
 
 /* RDMA_READ and the atomics need RC. */
 static enum wqe_qp_type fault_qp(enum fault f, enum wqe_qp_type t)

@@ -40,6 +40,8 @@ int cmd_run(int argc, char **argv);
 void usage_run(FILE *f);
 int cmd_demo(int argc, char **argv);
 void usage_demo(FILE *f);
+/* The demo's last part: one request in the mlx5 and rxe shapes. 0 or -1. */
+int demo_two_shapes(void);
 int cmd_dissect(int argc, char **argv);
 void usage_dissect(FILE *f);
 

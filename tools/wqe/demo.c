@@ -145,6 +145,8 @@ int cmd_demo(int argc, char **argv)
 		       c.pcap ? c.pcap : "");
 	else
 		fprintf(stderr, "wqe demo: %s:%u: %s\n", DEMO_FILE, err.line, err.msg);
+	if (rc == 0 && !c.quiet && demo_two_shapes())
+		rc = -1;
 	wqe_scenario_free(sc);
 	if (fflush(stdout))
 		return CLI_FAIL;

@@ -11,9 +11,14 @@
 #include "cli.h"
 
 static const enum wqe_wr_opcode rxe_ops[] = {
-	WQE_WR_SEND,       WQE_WR_SEND_WITH_IMM,       WQE_WR_SEND_WITH_INV,
-	WQE_WR_RDMA_WRITE, WQE_WR_RDMA_WRITE_WITH_IMM, WQE_WR_RDMA_READ,
-	WQE_WR_ATOMIC_CMP_AND_SWP, WQE_WR_ATOMIC_FETCH_AND_ADD,
+    WQE_WR_SEND,
+    WQE_WR_SEND_WITH_IMM,
+    WQE_WR_SEND_WITH_INV,
+    WQE_WR_RDMA_WRITE,
+    WQE_WR_RDMA_WRITE_WITH_IMM,
+    WQE_WR_RDMA_READ,
+    WQE_WR_ATOMIC_CMP_AND_SWP,
+    WQE_WR_ATOMIC_FETCH_AND_ADD,
 };
 static const enum wqe_qp_type rxe_qps[] = {WQE_QPT_RC, WQE_QPT_UC, WQE_QPT_UD};
 
@@ -78,7 +83,8 @@ static void print_fixed_rxe(void)
 	for (size_t o = 0; o < N_OPS; o++)
 		for (size_t q = 0; q < N_QPS; q++)
 			for (int inl = 0; inl <= 1; inl++) {
-				uint32_t b = wqe_fixed_size(WQE_FORMAT_RXE, rxe_qps[q], rxe_ops[o], inl);
+				uint32_t b =
+				    wqe_fixed_size(WQE_FORMAT_RXE, rxe_qps[q], rxe_ops[o], inl);
 
 				if (!b)
 					continue; /* no inline on READ/atomics */
@@ -111,9 +117,8 @@ static void print_slot_row(enum wqe_qp_type t, uint32_t sge, uint32_t inl)
 		printf(" %6u %8u %10u\n", mwqe, mc.max_send_sge, mc.max_inline_data);
 }
 
-static const uint32_t slot_rows[][2] = {{1, 0},  {1, 28},   {3, 0},  {4, 0},   {1, 64},
-					{16, 0}, {16, 256}, {32, 0}, {1, 512}, {1, 513},
-					{33, 0}};
+static const uint32_t slot_rows[][2] = {{1, 0},	   {1, 28}, {3, 0},   {4, 0},	{1, 64}, {16, 0},
+					{16, 256}, {32, 0}, {1, 512}, {1, 513}, {33, 0}};
 #define N_ROWS (sizeof(slot_rows) / sizeof(slot_rows[0]))
 
 /* 1 if UC and UD get the slots RC gets for every row. */
@@ -147,10 +152,10 @@ static void print_slots(void)
 	       "max_inline");
 	for (size_t r = 0; r < N_ROWS; r++)
 		print_slot_row(WQE_QPT_RC, slot_rows[r][0], slot_rows[r][1]);
-	printf("  UC and UD: %s\n\n",
-	       slots_transport_free() ? "the same slots (an rxe slot does not depend on the "
-					"transport; mlx5's UD WQEs are larger)"
-				      : "DIFFERENT slots from RC");
+	printf("  UC and UD: %s\n\n", slots_transport_free()
+					  ? "the same slots (an rxe slot does not depend on the "
+					    "transport; mlx5's UD WQEs are larger)"
+					  : "DIFFERENT slots from RC");
 }
 
 /* The largest max_inline_data wqe_calc_sq accepts, and that QP's slot. */
@@ -176,8 +181,8 @@ static void print_inline(void)
 	uint32_t slot, rxe_max = rxe_max_inline(&slot);
 	uint32_t fixed = wqe_fixed_size(WQE_FORMAT_RXE, WQE_QPT_RC, WQE_WR_RDMA_WRITE, 1);
 	uint32_t mfixed = wqe_fixed_size(WQE_FORMAT_MLX5, WQE_QPT_RC, WQE_WR_RDMA_WRITE, 1);
-	uint32_t one = cli_max_inline_within(WQE_FORMAT_MLX5, WQE_QPT_RC, WQE_WR_RDMA_WRITE,
-					     WQE_BLOCK_SIZE);
+	uint32_t one =
+	    cli_max_inline_within(WQE_FORMAT_MLX5, WQE_QPT_RC, WQE_WR_RDMA_WRITE, WQE_BLOCK_SIZE);
 	uint32_t most = cli_max_inline_within(WQE_FORMAT_MLX5, WQE_QPT_RC, WQE_WR_RDMA_WRITE,
 					      WQE_MAX_BLOCKS * WQE_BLOCK_SIZE);
 
@@ -213,7 +218,8 @@ int cli_sizes_rxe(void)
 
 	free(d);
 	if (rc != CLI_OK) {
-		fprintf(stderr, "wqe sizes: the rxe encoder or describer refused a plain UD SEND\n");
+		fprintf(stderr,
+			"wqe sizes: the rxe encoder or describer refused a plain UD SEND\n");
 		return rc;
 	}
 	print_fixed_rxe();
