@@ -15,10 +15,18 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * The stores build the bytes in a local array and copy it out: gcc then
+ * emits one byte-swap and one store per field. Written byte by byte
+ * through @p, a run of fields (a 16-byte WQE segment, a BTH) is merged by
+ * the vectorizer into a vector assembled one byte at a time, about five
+ * times the instructions (measured with gcc 12, -O2 and -O3).
+ */
 static inline void put_be16(uint8_t *p, uint16_t v)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
+	const uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+
+	memcpy(p, b, sizeof(b));
 }
 
 static inline void put_be24(uint8_t *p, uint32_t v)
@@ -30,22 +38,26 @@ static inline void put_be24(uint8_t *p, uint32_t v)
 
 static inline void put_be32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
+	const uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8),
+			      (uint8_t)v};
+
+	memcpy(p, b, sizeof(b));
 }
 
 static inline void put_be64(uint8_t *p, uint64_t v)
 {
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
+	const uint8_t b[8] = {(uint8_t)(v >> 56), (uint8_t)(v >> 48), (uint8_t)(v >> 40),
+			      (uint8_t)(v >> 32), (uint8_t)(v >> 24), (uint8_t)(v >> 16),
+			      (uint8_t)(v >> 8),  (uint8_t)v};
+
+	memcpy(p, b, sizeof(b));
 }
 
 static inline void put_le16(uint8_t *p, uint16_t v)
 {
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
+	const uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+
+	memcpy(p, b, sizeof(b));
 }
 
 static inline uint16_t get_le16(const uint8_t *p)
@@ -55,10 +67,10 @@ static inline uint16_t get_le16(const uint8_t *p)
 
 static inline void put_le32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
+	const uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+			      (uint8_t)(v >> 24)};
+
+	memcpy(p, b, sizeof(b));
 }
 
 static inline void put_le64(uint8_t *p, uint64_t v)

@@ -93,13 +93,19 @@ static uint8_t op_code(const struct wqe_desc *d, uint32_t i, uint32_t n)
 	}
 }
 
-int wqe_pktz_opcode(const struct wqe_pktz *z, uint32_t index)
+/* The wire opcode of packet @index (< z->npkts). */
+static uint8_t opcode_of(const struct wqe_pktz *z, uint32_t index)
 {
 	uint8_t base = z->qp.type == WQE_QPT_RC ? 0x00 : z->qp.type == WQE_QPT_UC ? 0x20 : 0x60;
 
+	return (uint8_t)(base + op_code(z->d, index, z->npkts));
+}
+
+int wqe_pktz_opcode(const struct wqe_pktz *z, uint32_t index)
+{
 	if (index >= z->npkts)
 		return -1;
-	return base + op_code(z->d, index, z->npkts);
+	return opcode_of(z, index);
 }
 
 static void fill_path(const struct wqe_pktz *z, struct wqe_pkt *p)
@@ -120,8 +126,9 @@ static void fill_path(const struct wqe_pktz *z, struct wqe_pkt *p)
 	p->dport = WQE_ROCEV2_PORT;
 }
 
-/* The extension-header values of packet @i carrying payload at @off. */
-static void fill_ext(const struct wqe_pktz *z, struct wqe_pkt *p, uint32_t i)
+/* The extension-header values of the packet carrying payload at z->off
+ * (all of them: @hdrs callers see every field). */
+static void fill_ext(const struct wqe_pktz *z, struct wqe_pkt *p)
 {
 	const struct wqe_desc *d = z->d;
 	uint64_t skip = is_read(d) ? z->off : 0;
@@ -137,7 +144,6 @@ static void fill_ext(const struct wqe_pktz *z, struct wqe_pkt *p, uint32_t i)
 	p->atomiceth.compare = d->op == WQE_OP_ATOMIC_CMP_AND_SWP ? d->compare : 0;
 	p->deth.qkey = (d->ud.qkey & 0x80000000u) ? z->qp.qkey : d->ud.qkey;
 	p->deth.srcqp = z->qp.qpn;
-	(void)i;
 }
 
 static void gather(struct wqe_pktz *z, uint8_t *dst, uint32_t len)
@@ -164,7 +170,7 @@ int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 		  struct wqe_pkt *hdrs)
 {
 	const struct wqe_desc *d = z->d;
-	uint32_t i = z->next, mtu = mtu_bytes(z), plen = 0;
+	uint32_t i = z->next, mtu, plen = 0;
 	struct wqe_pkt_layout lay;
 	struct wqe_pkt p;
 	bool last;
@@ -172,6 +178,7 @@ int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 
 	if (i >= z->npkts)
 		return 0;
+	mtu = mtu_bytes(z);
 	if (!is_read(d) && !is_atomic(d)) {
 		uint64_t rest = d->total_len - z->off;
 
@@ -180,8 +187,8 @@ int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 	last = i + 1 == z->npkts;
 	memset(&p, 0, sizeof(p));
 	fill_path(z, &p);
-	fill_ext(z, &p, i);
-	p.bth.opcode = (uint8_t)wqe_pktz_opcode(z, i);
+	fill_ext(z, &p);
+	p.bth.opcode = opcode_of(z, i);
 	p.bth.pkey = z->qp.pkey;
 	p.bth.destqp = z->qp.dest_qpn & PSN_MASK;
 	p.bth.psn = (z->first_psn + (is_read(d) ? (uint32_t)(z->off / mtu) : i)) & PSN_MASK;

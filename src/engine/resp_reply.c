@@ -9,37 +9,65 @@
  * response's payload is copied once, from the region straight into the
  * frame (wqe_pkt_build_hdrs() then wqe_pkt_build_finish()).
  */
+#include <assert.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "engine/resp_int.h"
 
-static void reply_hdrs(const struct resp_ctx *c, struct wqe_pkt *p, uint8_t opcode, uint32_t psn,
-		       uint8_t syndrome)
+/* The path facts of @c's responses, as reply_hdrs() uses them. */
+static void reply_path(const struct resp_ctx *c, struct resp_path *k)
 {
 	const struct nic *n = c->n;
 	const struct qpc *q = c->q;
 	uint8_t gi = q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0;
 	uint16_t pi = q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0;
 
+	memset(k, 0, sizeof(*k)); /* the padding too: templates compare it */
+	memcpy(k->src, n->port.gid[gi].raw, 16);
+	memcpy(k->dst, q->av.dgid.raw, 16);
+	memcpy(k->dmac, q->av.dmac, 6);
+	memcpy(k->smac, n->port.mac, 6);
+	k->flow_label = q->av.flow_label;
+	k->dest_qpn = q->dest_qpn;
+	k->udp_sport = q->av.udp_sport;
+	k->pkey = n->port.pkey[pi];
+	k->tclass = q->av.tclass;
+	k->hop_limit = q->av.hop_limit;
+}
+
+static void reply_hdrs(const struct resp_ctx *c, const struct resp_path *k, struct wqe_pkt *p,
+		       uint8_t opcode, uint32_t psn, uint8_t syndrome)
+{
 	memset(p, 0, sizeof(*p));
-	memcpy(p->dmac, q->av.dmac, 6);
-	memcpy(p->smac, n->port.mac, 6);
-	p->src = n->port.gid[gi];
-	p->dst = q->av.dgid;
+	memcpy(p->dmac, k->dmac, 6);
+	memcpy(p->smac, k->smac, 6);
+	memcpy(p->src.raw, k->src, 16);
+	memcpy(p->dst.raw, k->dst, 16);
 	p->ipver = wqe_gid_is_v4(&p->src) ? 4 : 6;
-	p->tos = q->av.tclass;
-	p->ttl = q->av.hop_limit ? q->av.hop_limit : 64;
-	p->flow_label = p->ipver == 6 ? q->av.flow_label & 0xfffffu : 0;
+	p->tos = k->tclass;
+	p->ttl = k->hop_limit ? k->hop_limit : 64;
+	p->flow_label = p->ipver == 6 ? k->flow_label & 0xfffffu : 0;
 	p->ip_id = c->r->ip_id;
 	p->ip_flags = 2; /* DF */
-	p->sport = q->av.udp_sport;
+	p->sport = k->udp_sport;
 	p->dport = WQE_ROCEV2_PORT;
 	p->bth.opcode = opcode;
-	p->bth.pkey = n->port.pkey[pi];
-	p->bth.destqp = q->dest_qpn & RESP_PSN_MASK;
+	p->bth.pkey = k->pkey;
+	p->bth.destqp = k->dest_qpn & RESP_PSN_MASK;
 	p->bth.psn = psn & RESP_PSN_MASK;
 	p->aeth.syndrome = syndrome;
 	p->aeth.msn = c->r->msn;
+}
+
+/* Hands the frame to the NIC as this QP's. */
+static void reply_send(struct resp_ctx *c, const uint8_t *frame, size_t len)
+{
+	c->r->ip_id++;
+	c->n->tx_qpn = c->q->qpn;
+	c->n->tx_counter = 0;
+	nic_xmit(c->n, frame, len);
+	c->n->tx_qpn = 0;
 }
 
 /* Builds the frame with @len payload bytes from @payload and sends it. */
@@ -56,11 +84,65 @@ static void reply_xmit(struct resp_ctx *c, const struct wqe_pkt *p, const uint8_
 	if (len)
 		memcpy(buf + lay.payload_off, payload, len);
 	wqe_pkt_build_finish(buf, &lay);
-	c->r->ip_id++;
-	c->n->tx_qpn = c->q->qpn;
-	c->n->tx_counter = 0;
-	nic_xmit(c->n, buf, lay.frame_len);
-	c->n->tx_qpn = 0;
+	reply_send(c, buf, lay.frame_len);
+}
+
+/* Builds @c's ACK template for path @k; false if the frame cannot be built
+ * (it always can: an ACK on an IPv4 or IPv6 path). */
+static bool ack_template(struct resp_ctx *c, const struct resp_path *k, struct resp_ack_tmpl *t)
+{
+	uint8_t buf[RESP_ACK_TMPL_MAX + WQE_ICRC_LEN];
+	struct wqe_pkt_layout lay;
+	struct wqe_pkt p;
+
+	t->len = 0;
+	reply_hdrs(c, k, &p, WQE_WIRE_RC_ACKNOWLEDGE, 0, 0);
+	p.ip_id = 0;
+	p.aeth.msn = 0;
+	if (wqe_pkt_build_hdrs(&p, 0, buf, sizeof(buf), &lay))
+		return false;
+	assert(lay.icrc_off <= RESP_ACK_TMPL_MAX);
+	memcpy(t->frame, buf, lay.icrc_off);
+	t->path = *k;
+	t->len = (uint8_t)lay.icrc_off;
+	t->ipver = lay.ipver;
+	t->l3_off = (uint8_t)lay.l3_off;
+	t->bth_off = (uint8_t)lay.bth_off;
+	return true;
+}
+
+/*
+ * The template's IPv4 header checksum with identification @id where the
+ * template has 0: adding a word to the header adds it to the one's
+ * complement sum (RFC 1624 eqn. 3 with m = 0), so no re-sum is needed.
+ */
+static uint16_t csum_with_id(uint16_t csum, uint16_t id)
+{
+	uint32_t s = (uint32_t)(uint16_t)~csum + id;
+
+	s = (s & 0xffffu) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* The ACK from the QP's template: the bytes the generic build would give. */
+static void send_ack_tmpl(struct resp_ctx *c, const struct resp_ack_tmpl *t, uint8_t syndrome,
+			  uint32_t psn)
+{
+	uint8_t buf[RESP_ACK_TMPL_MAX + WQE_ICRC_LEN];
+	uint8_t *l3 = buf + t->l3_off, *bth = buf + t->bth_off;
+
+	/* all of it: a constant-size copy is a few moves, not a call; the
+	 * bytes past len are the ICRC's place or not sent */
+	memcpy(buf, t->frame, sizeof(t->frame));
+	if (t->ipver == 4) {
+		put_be16(l3 + 4, c->r->ip_id);
+		put_be16(l3 + 10, csum_with_id(get_be16(l3 + 10), c->r->ip_id));
+	}
+	put_be24(bth + 9, psn & RESP_PSN_MASK);
+	bth[WQE_BTH_LEN] = syndrome; /* AETH */
+	put_be24(bth + WQE_BTH_LEN + 1, c->r->msn);
+	put_le32(buf + t->len, wqe_icrc(l3, t->len - t->l3_off, t->ipver));
+	reply_send(c, buf, (size_t)t->len + WQE_ICRC_LEN);
 }
 
 static void count_ack(struct resp_stats *st, uint8_t syndrome)
@@ -83,18 +165,23 @@ static void count_ack(struct resp_stats *st, uint8_t syndrome)
 
 void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn)
 {
-	struct wqe_pkt p;
+	struct resp_ack_tmpl *t = &c->r->ack;
+	struct resp_path k;
 
-	reply_hdrs(c, &p, WQE_WIRE_RC_ACKNOWLEDGE, psn, syndrome);
-	reply_xmit(c, &p, NULL, 0);
+	reply_path(c, &k);
+	if ((t->len && !memcmp(&k, &t->path, sizeof(k))) || ack_template(c, &k, t))
+		send_ack_tmpl(c, t, syndrome, psn);
 	count_ack(&c->r->stats, syndrome);
 }
 
 void resp_send_atomic_ack(struct resp_ctx *c)
 {
+	struct resp_path k;
 	struct wqe_pkt p;
 
-	reply_hdrs(c, &p, WQE_WIRE_RC_ATOMIC_ACKNOWLEDGE, c->p->bth.psn, WQE_AETH_ACK_UNLIMITED);
+	reply_path(c, &k);
+	reply_hdrs(c, &k, &p, WQE_WIRE_RC_ATOMIC_ACKNOWLEDGE, c->p->bth.psn,
+		   WQE_AETH_ACK_UNLIMITED);
 	p.atomicacketh.orig = c->res->orig;
 	reply_xmit(c, &p, NULL, 0);
 	c->r->stats.atomic_acks++;
@@ -125,12 +212,14 @@ bool resp_send_read(struct resp_ctx *c)
 	do {
 		uint32_t pl = left < mtu ? left : mtu;
 		uint8_t *host = NULL;
+		struct resp_path k;
 		struct wqe_pkt p;
 
 		if (pl && keys_check(&c->n->keys, res->rkey, true, c->q->pd, va, pl,
 				     WQE_ACCESS_REMOTE_READ, &host) != KEY_OK)
 			return false;
-		reply_hdrs(c, &p, read_opcode(first, left <= mtu), psn, WQE_AETH_ACK_UNLIMITED);
+		reply_path(c, &k);
+		reply_hdrs(c, &k, &p, read_opcode(first, left <= mtu), psn, WQE_AETH_ACK_UNLIMITED);
 		reply_xmit(c, &p, host, pl);
 		c->r->stats.read_responses++;
 		c->r->stats.bytes_read += pl;

@@ -98,6 +98,39 @@ struct resp_write {
 /* Which message is open (between FIRST and LAST). */
 enum { RESP_OPEN_NONE = 0, RESP_OPEN_SEND = 1, RESP_OPEN_WRITE = 2 };
 
+/* The path facts a response's headers come from, as resp_reply.c reads
+ * them from the QP and the port (compared whole: zero the padding). */
+struct resp_path {
+	uint8_t src[16];        /* this port's GID at the QP's sgid index */
+	uint8_t dst[16];        /* the QP's destination GID */
+	uint8_t dmac[6];
+	uint8_t smac[6];
+	uint32_t flow_label;
+	uint32_t dest_qpn;
+	uint16_t udp_sport;
+	uint16_t pkey;
+	uint8_t tclass;
+	uint8_t hop_limit;
+};
+
+/* Ethernet + IPv6 + UDP + BTH + AETH: the longest ACK before its ICRC. */
+#define RESP_ACK_TMPL_MAX 78u
+
+/*
+ * The QP's ACKNOWLEDGE frame up to the ICRC as the frame builder wrote it
+ * (IPv4 identification, PSN, syndrome and MSN 0), and the path it was
+ * built for: an ACK on the same path patches those four fields and
+ * computes the ICRC instead of building the frame again (resp_reply.c).
+ */
+struct resp_ack_tmpl {
+	struct resp_path path;
+	uint8_t len;            /* frame bytes before the ICRC; 0: none built */
+	uint8_t ipver;
+	uint8_t l3_off;
+	uint8_t bth_off;
+	uint8_t frame[RESP_ACK_TMPL_MAX];
+};
+
 /* The responder's state for one QP. */
 struct eng_resp {
 	uint32_t epsn;          /* expected PSN */
@@ -113,6 +146,7 @@ struct eng_resp {
 	struct resp_res res[RESP_MAX_RD_ATOMIC];
 	uint32_t last_path;     /* states the last packet went through (1 << state) */
 	struct resp_stats stats;
+	struct resp_ack_tmpl ack; /* resp_reply.c's; rebuilt when the path changes */
 };
 
 /* The QP enters RTR: start expecting rq_psn, MSN 0, no resources. */

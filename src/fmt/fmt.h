@@ -23,6 +23,18 @@ struct fmt_ops {
 	int (*encode)(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
 		      const struct wqe_ring_view *ring, uint32_t slot, uint32_t wqe_index,
 		      uint32_t *nblocks);
+	/*
+	 * May be NULL. encode() for wqe_post_send(), which would otherwise
+	 * size the request, check the room, then encode (validating and
+	 * sizing twice): the request is written only if its WQE needs at
+	 * most @room blocks, else ENOMEM with nothing written. EINVAL as
+	 * encode(), and before ENOMEM. @ring is a QP's send ring, which its
+	 * creation sized validly: not checked again. *@nblocks (not NULL)
+	 * gets the blocks.
+	 */
+	int (*encode_room)(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+			   const struct wqe_ring_view *ring, uint32_t slot, uint32_t wqe_index,
+			   uint32_t room, uint32_t *nblocks);
 	uint32_t (*fixed_size)(enum wqe_qp_type t, enum wqe_wr_opcode op, int is_inline);
 	int (*calc_sq)(enum wqe_qp_type t, struct wqe_qp_cap *cap, uint32_t *wqe_bytes,
 		       uint32_t *ring_blocks);

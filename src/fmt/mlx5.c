@@ -5,10 +5,11 @@
  * them. Layout: shared/reference/mlx5-send-path.md sections 1-3.
  *
  * Encoding follows the liburing habit: plan (validate and size the whole
- * request, touching nothing), clear the blocks, then one setter per segment
- * into a 16- or 48-byte staging buffer that is copied into the ring through
- * a cursor wrapping at the ring end. A setter writes every byte of its
- * segment, reserved ones included, in its own byte order.
+ * request, touching nothing), then one setter per segment, in order,
+ * straight into the ring, then zeroes to the end of the last block. A
+ * setter writes every byte of its segment, reserved ones included, in its
+ * own byte order, so no byte is written twice. A WQE that would run past
+ * the ring's end is written into a staging copy first (encode_at).
  */
 #include "fmt/mlx5.h"
 
@@ -28,7 +29,7 @@ static bool ud_send(const struct wqe_send_wr *wr)
 	return wr->opcode == WQE_WR_SEND || wr->opcode == WQE_WR_SEND_WITH_IMM;
 }
 
-static const uint8_t mlx5_opcodes[WQE_OP_COUNT] = {
+const uint8_t mlx5_opcodes[WQE_OP_COUNT] = {
 	[WQE_OP_SEND] = MLX5_OPC_SEND,
 	[WQE_OP_SEND_WITH_IMM] = MLX5_OPC_SEND_IMM,
 	[WQE_OP_SEND_WITH_INV] = MLX5_OPC_SEND_INVAL,
@@ -39,97 +40,108 @@ static const uint8_t mlx5_opcodes[WQE_OP_COUNT] = {
 	[WQE_OP_ATOMIC_FETCH_AND_ADD] = MLX5_OPC_ATOMIC_FA,
 };
 
-bool mlx5_qpt_valid(enum wqe_qp_type t)
-{
-	return t == WQE_QPT_RC || t == WQE_QPT_UC || t == WQE_QPT_UD;
-}
+/* mlx5_opcodes inverted, so that the decoder finds an opcode by index. */
+const uint8_t mlx5_ops_of_opcode[MLX5_OPC_SLOTS] = {
+	[0x00] = MLX5_NO_OP,
+	[MLX5_OPC_SEND_INVAL] = WQE_OP_SEND_WITH_INV,
+	[0x02] = MLX5_NO_OP, [0x03] = MLX5_NO_OP, [0x04] = MLX5_NO_OP,
+	[0x05] = MLX5_NO_OP, [0x06] = MLX5_NO_OP, [0x07] = MLX5_NO_OP,
+	[MLX5_OPC_RDMA_WRITE] = WQE_OP_RDMA_WRITE,
+	[MLX5_OPC_RDMA_WRITE_IMM] = WQE_OP_RDMA_WRITE_WITH_IMM,
+	[MLX5_OPC_SEND] = WQE_OP_SEND,
+	[MLX5_OPC_SEND_IMM] = WQE_OP_SEND_WITH_IMM,
+	[0x0c] = MLX5_NO_OP, [0x0d] = MLX5_NO_OP, [0x0e] = MLX5_NO_OP, [0x0f] = MLX5_NO_OP,
+	[MLX5_OPC_RDMA_READ] = WQE_OP_RDMA_READ,
+	[MLX5_OPC_ATOMIC_CS] = WQE_OP_ATOMIC_CMP_AND_SWP,
+	[MLX5_OPC_ATOMIC_FA] = WQE_OP_ATOMIC_FETCH_AND_ADD,
+};
 
-uint8_t mlx5_opcode_of(enum wqe_op op)
-{
-	return mlx5_opcodes[op];
-}
-
-bool mlx5_op_of_opcode(uint8_t opc, enum wqe_op *op)
-{
-	unsigned int i;
-
-	for (i = 0; i < WQE_OP_COUNT; i++) {
-		if (mlx5_opcodes[i] == opc) {
-			*op = (enum wqe_op)i;
-			return true;
-		}
-	}
-	return false;
-}
-
-unsigned int mlx5_transport_segs(enum wqe_qp_type t, enum wqe_op op)
-{
-	switch (t) {
-	case WQE_QPT_RC:
-		if (catalog_op_is_atomic(op))
-			return MLX5_SEG_RADDR | MLX5_SEG_ATOMIC;
-		if (op == WQE_OP_RDMA_READ || op == WQE_OP_RDMA_WRITE ||
-		    op == WQE_OP_RDMA_WRITE_WITH_IMM)
-			return MLX5_SEG_RADDR;
-		return 0;
-	case WQE_QPT_UC:
-		if (op == WQE_OP_RDMA_WRITE || op == WQE_OP_RDMA_WRITE_WITH_IMM)
-			return MLX5_SEG_RADDR;
-		return 0;
-	case WQE_QPT_UD:
-		return MLX5_SEG_DGRAM;
-	}
-	return 0;
-}
-
-uint32_t mlx5_segs_bytes(unsigned int segs)
-{
-	uint32_t n = 0;
-
-	if (segs & MLX5_SEG_RADDR)
-		n += MLX5_RADDR_BYTES;
-	if (segs & MLX5_SEG_ATOMIC)
-		n += MLX5_ATOMIC_BYTES;
-	if (segs & MLX5_SEG_DGRAM)
-		n += MLX5_DGRAM_BYTES;
-	return n;
-}
+#define SEGS(s) { (s), (MLX5_CTRL_BYTES + MLX5_SEGS_BYTES(s)) / MLX5_DS_BYTES }
+#define NONE SEGS(0)
+#define RADDR SEGS(MLX5_SEG_RADDR)
+#define ATOMIC SEGS(MLX5_SEG_RADDR | MLX5_SEG_ATOMIC)
+#define DGRAM SEGS(MLX5_SEG_DGRAM)
+/*
+ * By transport (RC, UC, UD) and operation: what the transport's switch in
+ * _mlx5_post_send writes. RC: raddr for READ/WRITE/WRITE_IMM, raddr +
+ * atomic for the atomics; UC: raddr for WRITE/WRITE_IMM only (an opcode
+ * illegal on UC gets nothing extra); UD: the datagram segment whatever the
+ * opcode.
+ */
+const struct mlx5_transport mlx5_transports[3][WQE_OP_COUNT] = {
+	[WQE_QPT_RC - WQE_QPT_RC] = {
+		[WQE_OP_SEND] = NONE,
+		[WQE_OP_SEND_WITH_IMM] = NONE,
+		[WQE_OP_SEND_WITH_INV] = NONE,
+		[WQE_OP_RDMA_WRITE] = RADDR,
+		[WQE_OP_RDMA_WRITE_WITH_IMM] = RADDR,
+		[WQE_OP_RDMA_READ] = RADDR,
+		[WQE_OP_ATOMIC_CMP_AND_SWP] = ATOMIC,
+		[WQE_OP_ATOMIC_FETCH_AND_ADD] = ATOMIC,
+	},
+	[WQE_QPT_UC - WQE_QPT_RC] = {
+		[WQE_OP_SEND] = NONE,
+		[WQE_OP_SEND_WITH_IMM] = NONE,
+		[WQE_OP_SEND_WITH_INV] = NONE,
+		[WQE_OP_RDMA_WRITE] = RADDR,
+		[WQE_OP_RDMA_WRITE_WITH_IMM] = RADDR,
+		[WQE_OP_RDMA_READ] = NONE,
+		[WQE_OP_ATOMIC_CMP_AND_SWP] = NONE,
+		[WQE_OP_ATOMIC_FETCH_AND_ADD] = NONE,
+	},
+	[WQE_QPT_UD - WQE_QPT_RC] = {
+		DGRAM, DGRAM, DGRAM, DGRAM, DGRAM, DGRAM, DGRAM, DGRAM,
+	},
+};
+#undef SEGS
+#undef NONE
+#undef RADDR
+#undef ATOMIC
+#undef DGRAM
 
 /* Everything the encoder decided about one request before writing. */
 struct mlx5_plan {
 	enum wqe_op op;
-	unsigned int segs;   /* MLX5_SEG_* */
-	bool is_inline;      /* an inline segment is written (total > 0) */
+	const struct catalog_entry *cat; /* &catalog_ops[op] */
+	unsigned int segs;               /* MLX5_SEG_* */
+	bool is_inline;                  /* an inline segment is written (total > 0) */
 	uint32_t inline_len;
 	uint32_t ds;
 	uint32_t nblocks;
 };
 
+/* The data part of the plan: DS of the data segments or of the inline
+ * segment; 0 or EINVAL. */
 static int plan_data(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
-		     struct mlx5_plan *p, uint64_t *data_ds)
+		     struct mlx5_plan *p, uint32_t *data_ds)
 {
-	uint64_t total = 0, nseg = 0;
+	uint64_t total = 0;
+	uint32_t nseg = 0;
 	int i;
 
+	p->is_inline = false;
+	p->inline_len = 0;
+	if (!(wr->send_flags & WQE_SEND_INLINE)) {
+		for (i = 0; i < wr->num_sge; i++)
+			nseg += wr->sg_list[i].length != 0;
+		*data_ds = nseg;
+		return 0;
+	}
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct wqe_sge *sge = &wr->sg_list[i];
 
 		total += sge->length;
-		nseg += sge->length != 0;
 		/* inline bytes are read from this address: it must be one */
-		if ((wr->send_flags & WQE_SEND_INLINE) && sge->length && !sge->addr)
+		if (sge->length && !sge->addr)
 			return EINVAL;
-	}
-	if (!(wr->send_flags & WQE_SEND_INLINE)) {
-		*data_ds = nseg;
-		return 0;
 	}
 	if (total > qp->max_inline_data)
 		return EINVAL;
 	/* set_data_inl_seg: a zero total adds no DS and no header */
 	p->is_inline = total != 0;
 	p->inline_len = (uint32_t)total;
-	*data_ds = total ? mlx5_align(total + MLX5_INL_HDR_BYTES, MLX5_DS_BYTES) / MLX5_DS_BYTES
+	*data_ds = total ? (uint32_t)(mlx5_align(total + MLX5_INL_HDR_BYTES, MLX5_DS_BYTES) /
+				      MLX5_DS_BYTES)
 			 : 0;
 	return 0;
 }
@@ -138,84 +150,42 @@ static int plan_data(const struct wqe_encode_qp *qp, const struct wqe_send_wr *w
 static int plan_wr(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
 		   struct mlx5_plan *p)
 {
-	uint64_t data_ds, ds;
+	const struct mlx5_transport *tr;
+	uint32_t data_ds, ds;
 	int err;
 
-	memset(p, 0, sizeof(*p));
 	if (!mlx5_qpt_valid(qp->qp_type) || !catalog_op_from_wr(wr->opcode, &p->op))
 		return EINVAL;
+	p->cat = &catalog_ops[p->op];
 	if (wr->send_flags & ~(unsigned int)MLX5_KNOWN_SEND_FLAGS)
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
 	if (wr->num_sge > 0 && !wr->sg_list)
 		return EINVAL;
-	if ((wr->send_flags & WQE_SEND_INLINE) && !wqe_op_inline_ok(p->op))
+	if ((wr->send_flags & WQE_SEND_INLINE) && !p->cat->inline_ok)
 		return EINVAL;
 	if (qp->qp_type == WQE_QPT_UD && ud_send(wr) && !wr->wr.ud.ah)
 		return EINVAL;
 	err = plan_data(qp, wr, p, &data_ds);
 	if (err)
 		return err;
-	p->segs = mlx5_transport_segs(qp->qp_type, p->op);
-	ds = (MLX5_CTRL_BYTES + mlx5_segs_bytes(p->segs)) / MLX5_DS_BYTES + data_ds;
+	tr = &mlx5_transports[qp->qp_type - WQE_QPT_RC][p->op];
+	p->segs = tr->segs;
+	ds = tr->fixed_ds + data_ds; /* data_ds <= 2^31: no wrap */
 	if (ds > MLX5_MAX_DS)
 		return EINVAL;
-	p->ds = (uint32_t)ds;
+	p->ds = ds;
 	p->nblocks = (uint32_t)(mlx5_align(ds * MLX5_DS_BYTES, WQE_BLOCK_SIZE) / WQE_BLOCK_SIZE);
 	return 0;
 }
 
-/* A write cursor over the ring that continues at byte 0 past the end. */
-struct ring_cursor {
-	uint8_t *buf;
-	size_t size; /* bytes, a power of two */
-	size_t off;
-	size_t written;
-};
-
-static void ring_put(struct ring_cursor *w, const void *src, size_t n)
-{
-	const uint8_t *s = src;
-
-	while (n) {
-		size_t k = w->size - w->off;
-
-		if (k > n)
-			k = n;
-		memcpy(w->buf + w->off, s, k);
-		s += k;
-		n -= k;
-		w->written += k;
-		w->off = (w->off + k) & (w->size - 1);
-	}
-}
-
-/* Moves the cursor @n bytes on without writing (padding already zero). */
-static void ring_skip(struct ring_cursor *w, size_t n)
-{
-	w->written += n;
-	w->off = (w->off + n) & (w->size - 1);
-}
-
-/* Zeroes @nblocks blocks from the cursor on; the cursor does not move. */
-static void ring_clear(const struct ring_cursor *w, uint32_t nblocks)
-{
-	size_t off = w->off;
-	uint32_t i;
-
-	for (i = 0; i < nblocks; i++) {
-		memset(w->buf + off, 0, WQE_BLOCK_SIZE);
-		off = (off + WQE_BLOCK_SIZE) & (w->size - 1);
-	}
-}
-
 /* The 4 immediate bytes: imm_data as it lies in memory, or the rkey. */
-static void ctrl_imm(const struct wqe_send_wr *wr, enum wqe_op op, uint8_t imm[4])
+static void ctrl_imm(const struct wqe_send_wr *wr, const struct mlx5_plan *p, uint8_t imm[4])
 {
-	if (catalog_op_has_imm(op))
+	if (p->cat->has_imm)
 		memcpy(imm, &wr->imm_data, 4); /* already network order */
-	else if (op == WQE_OP_SEND_WITH_INV)
+	else if (p->op == WQE_OP_SEND_WITH_INV)
 		put_be32(imm, wr->invalidate_rkey);
 	else
 		memset(imm, 0, 4);
@@ -256,7 +226,7 @@ static void set_raddr_seg(uint8_t seg[MLX5_RADDR_BYTES], uint64_t raddr, uint32_
 }
 
 /* struct mlx5_wqe_atomic_seg; FAA leaves compare unwritten in the provider
- * (stale bytes), our cleared block makes it 0. */
+ * (stale bytes), we write 0, as the provider's cleared ring holds. */
 static void set_atomic_seg(uint8_t seg[MLX5_ATOMIC_BYTES], uint64_t swap_add, uint64_t compare)
 {
 	put_be64(seg, swap_add);
@@ -289,6 +259,16 @@ static void set_dgram_seg(uint8_t seg[MLX5_DGRAM_BYTES], const struct wqe_ah_att
 	memcpy(seg + 32, ah->grh.dgid.raw, 16); /* rgid */
 }
 
+/* The datagram segment of a UD request that is not a SEND: only a SEND
+ * names an address handle (for any other opcode wr.ud.ah aliases
+ * wr.rdma.remote_addr, and the provider would follow it). Extended AV,
+ * QPN 0, the rest 0: the NIC refuses the opcode. */
+static void set_dgram_seg_empty(uint8_t seg[MLX5_DGRAM_BYTES])
+{
+	memset(seg, 0, MLX5_DGRAM_BYTES);
+	put_be32(seg + 8, MLX5_EXTENDED_UD_AV);
+}
+
 /* struct mlx5_wqe_data_seg */
 static void set_data_seg(uint8_t seg[MLX5_DATA_BYTES], uint32_t byte_count, uint32_t lkey,
 			 uint64_t addr)
@@ -298,64 +278,60 @@ static void set_data_seg(uint8_t seg[MLX5_DATA_BYTES], uint32_t byte_count, uint
 	put_be64(seg + 8, addr);
 }
 
-static void put_transport(struct ring_cursor *w, const struct mlx5_plan *p,
-			  const struct wqe_send_wr *wr)
+/* The transport segments at @seg; returns the byte after them. */
+static uint8_t *put_transport(uint8_t *seg, const struct mlx5_plan *p,
+			      const struct wqe_send_wr *wr)
 {
-	uint8_t seg[MLX5_DGRAM_BYTES];
 	bool cas = p->op == WQE_OP_ATOMIC_CMP_AND_SWP;
 
 	if (p->segs & MLX5_SEG_ATOMIC) {
 		set_raddr_seg(seg, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey);
-		ring_put(w, seg, MLX5_RADDR_BYTES);
+		seg += MLX5_RADDR_BYTES;
 		set_atomic_seg(seg, cas ? wr->wr.atomic.swap : wr->wr.atomic.compare_add,
 			       cas ? wr->wr.atomic.compare_add : 0);
-		ring_put(w, seg, MLX5_ATOMIC_BYTES);
+		seg += MLX5_ATOMIC_BYTES;
 	} else if (p->segs & MLX5_SEG_RADDR) {
 		set_raddr_seg(seg, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
-		ring_put(w, seg, MLX5_RADDR_BYTES);
+		seg += MLX5_RADDR_BYTES;
 	}
 	if (p->segs & MLX5_SEG_DGRAM) {
-		if (ud_send(wr)) {
+		if (ud_send(wr))
 			set_dgram_seg(seg, &wr->wr.ud.ah->attr, wr->wr.ud.remote_qpn,
 				      wr->wr.ud.remote_qkey);
-		} else {
-			/* Only a SEND names an address handle: for any other
-			 * opcode wr.ud.ah aliases wr.rdma.remote_addr, and the
-			 * provider would follow it. The segment stays empty
-			 * (extended AV, QPN 0) for the NIC to refuse the opcode. */
-			memset(seg, 0, MLX5_DGRAM_BYTES);
-			put_be32(seg + 8, MLX5_EXTENDED_UD_AV);
-		}
-		ring_put(w, seg, MLX5_DGRAM_BYTES);
+		else
+			set_dgram_seg_empty(seg);
+		seg += MLX5_DGRAM_BYTES;
 	}
+	return seg;
 }
 
-/* One inline segment: header, every SGE's bytes, zero padding to 16. */
-static void put_inline(struct ring_cursor *w, const struct mlx5_plan *p,
-		       const struct wqe_send_wr *wr)
+/* One inline segment at @seg: header, every SGE's bytes, zero padding to
+ * 16; returns the byte after it. */
+static uint8_t *put_inline(uint8_t *seg, const struct mlx5_plan *p, const struct wqe_send_wr *wr)
 {
-	uint8_t hdr[MLX5_INL_HDR_BYTES];
-	size_t start = w->written, used;
+	size_t len = (size_t)mlx5_align(MLX5_INL_HDR_BYTES + p->inline_len, MLX5_DS_BYTES);
+	uint8_t *dst = seg + MLX5_INL_HDR_BYTES;
 	int i;
 
-	put_be32(hdr, p->inline_len | MLX5_INLINE_SEG);
-	ring_put(w, hdr, sizeof(hdr));
+	/* The padding is what the payload leaves of the last DS: clearing
+	 * that DS first is one store, a memset of the remainder a call. */
+	memset(seg + len - MLX5_DS_BYTES, 0, MLX5_DS_BYTES);
+	put_be32(seg, p->inline_len | MLX5_INLINE_SEG);
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct wqe_sge *sge = &wr->sg_list[i];
 
-		if (sge->length)
-			ring_put(w, (const void *)(uintptr_t)sge->addr, sge->length);
+		if (sge->length) {
+			memcpy(dst, (const void *)(uintptr_t)sge->addr, sge->length);
+			dst += sge->length;
+		}
 	}
-	used = w->written - start;
-	ring_skip(w, (size_t)mlx5_align(used, MLX5_DS_BYTES) - used);
+	return seg + len;
 }
 
-/* One data segment per SGE of non-zero length (qp.c skips empty ones). */
-static void put_data(struct ring_cursor *w, const struct mlx5_plan *p,
-		     const struct wqe_send_wr *wr)
+/* One data segment per SGE of non-zero length (qp.c skips empty ones) at
+ * @seg; returns the byte after them. */
+static uint8_t *put_data(uint8_t *seg, const struct mlx5_plan *p, const struct wqe_send_wr *wr)
 {
-	uint8_t seg[MLX5_DATA_BYTES];
-	bool atomic = catalog_op_is_atomic(p->op);
 	int i;
 
 	for (i = 0; i < wr->num_sge; i++) {
@@ -363,9 +339,35 @@ static void put_data(struct ring_cursor *w, const struct mlx5_plan *p,
 
 		if (!sge->length)
 			continue;
-		set_data_seg(seg, atomic ? MLX5_ATOMIC_SIZE : sge->length, sge->lkey, sge->addr);
-		ring_put(w, seg, sizeof(seg));
+		set_data_seg(seg, p->cat->atomic ? MLX5_ATOMIC_SIZE : sge->length, sge->lkey,
+			     sge->addr);
+		seg += MLX5_DATA_BYTES;
 	}
+	return seg;
+}
+
+/*
+ * The WQE of plan @p into @wqe, p->nblocks contiguous blocks: the segments
+ * in order, then zeroes to the end of the last block.
+ */
+static void write_wqe(uint8_t *wqe, const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+		      const struct mlx5_plan *p, uint32_t wqe_index)
+{
+	uint8_t imm[4], *seg = wqe + MLX5_CTRL_BYTES;
+	uint8_t *end = wqe + (size_t)p->nblocks * WQE_BLOCK_SIZE;
+
+	ctrl_imm(wr, p, imm);
+	set_ctrl_seg(wqe, wqe_index, mlx5_opcodes[p->op], qp->qpn, p->ds, ctrl_fm_ce_se(qp, wr),
+		     imm);
+	seg = put_transport(seg, p, wr);
+	if (p->is_inline)
+		seg = put_inline(seg, p, wr);
+	else if (!(wr->send_flags & WQE_SEND_INLINE))
+		seg = put_data(seg, p, wr);
+	assert(seg == wqe + (size_t)p->ds * MLX5_DS_BYTES);
+	/* 0 to 3 DS: a store each, where a memset would be a call */
+	for (; seg < end; seg += MLX5_DS_BYTES)
+		memset(seg, 0, MLX5_DS_BYTES);
 }
 
 static bool ring_ok(const struct wqe_ring_view *ring)
@@ -374,6 +376,42 @@ static bool ring_ok(const struct wqe_ring_view *ring)
 
 	/* at most 2^26 blocks, so that byte offsets fit 32 bits anywhere */
 	return n >= WQE_MAX_BLOCKS && (n & (n - 1)) == 0 && n <= (1u << 26);
+}
+
+/*
+ * Plans @wr and, if its WQE needs at most @room blocks, writes it at block
+ * @slot of @ring (a valid one): straight into the ring, or, when it would
+ * run past the ring's end, into a staging copy whose two pieces go to the
+ * ring's end and to its start (the provider's WQE continues at block 0).
+ * One call site of write_wqe(), so that it is inlined here.
+ */
+static int encode_at(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+		     const struct wqe_ring_view *ring, uint32_t slot, uint32_t wqe_index,
+		     uint32_t room, uint32_t *nblocks)
+{
+	uint8_t staging[(MLX5_MAX_DS * MLX5_DS_BYTES + WQE_BLOCK_SIZE - 1) / WQE_BLOCK_SIZE *
+			WQE_BLOCK_SIZE];
+	uint32_t first = slot & (ring->nblocks - 1), fit = ring->nblocks - first;
+	struct mlx5_plan p;
+	bool wraps;
+	int err;
+
+	err = plan_wr(qp, wr, &p);
+	if (err)
+		return err;
+	if (p.nblocks > room)
+		return ENOMEM;
+	wraps = p.nblocks > fit;
+	write_wqe(wraps ? staging : ring->buf + (size_t)first * WQE_BLOCK_SIZE, qp, wr, &p,
+		  wqe_index);
+	if (wraps) {
+		memcpy(ring->buf + (size_t)first * WQE_BLOCK_SIZE, staging,
+		       (size_t)fit * WQE_BLOCK_SIZE);
+		memcpy(ring->buf, staging + (size_t)fit * WQE_BLOCK_SIZE,
+		       (size_t)(p.nblocks - fit) * WQE_BLOCK_SIZE);
+	}
+	*nblocks = p.nblocks;
+	return 0;
 }
 
 static int mlx5_encoded_size(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
@@ -392,35 +430,19 @@ static int mlx5_encode(const struct wqe_encode_qp *qp, const struct wqe_send_wr 
 		       const struct wqe_ring_view *ring, uint32_t slot, uint32_t wqe_index,
 		       uint32_t *nblocks)
 {
-	struct mlx5_plan p;
-	struct ring_cursor w;
-	uint8_t seg[MLX5_CTRL_BYTES], imm[4];
-	int err;
+	uint32_t nb;
 
 	if (!ring_ok(ring))
 		return EINVAL;
-	err = plan_wr(qp, wr, &p);
-	if (err)
-		return err;
-	w.buf = ring->buf;
-	w.size = (size_t)ring->nblocks * WQE_BLOCK_SIZE;
-	w.off = (size_t)(slot & (ring->nblocks - 1)) * WQE_BLOCK_SIZE;
-	w.written = 0;
-	ring_clear(&w, p.nblocks);
+	return encode_at(qp, wr, ring, slot, wqe_index, UINT32_MAX, nblocks ? nblocks : &nb);
+}
 
-	ctrl_imm(wr, p.op, imm);
-	set_ctrl_seg(seg, wqe_index, mlx5_opcode_of(p.op), qp->qpn, p.ds,
-		     ctrl_fm_ce_se(qp, wr), imm);
-	ring_put(&w, seg, sizeof(seg));
-	put_transport(&w, &p, wr);
-	if (p.is_inline)
-		put_inline(&w, &p, wr);
-	else if (!(wr->send_flags & WQE_SEND_INLINE))
-		put_data(&w, &p, wr);
-	assert(w.written == (size_t)p.ds * MLX5_DS_BYTES);
-	if (nblocks)
-		*nblocks = p.nblocks;
-	return 0;
+/* The ring is a QP's own, valid by construction (fmt.h): not checked. */
+static int mlx5_encode_room(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+			    const struct wqe_ring_view *ring, uint32_t slot, uint32_t wqe_index,
+			    uint32_t room, uint32_t *nblocks)
+{
+	return encode_at(qp, wr, ring, slot, wqe_index, room, nblocks);
 }
 
 static uint32_t mlx5_fixed_size(enum wqe_qp_type t, enum wqe_wr_opcode wr_op, int is_inline)
@@ -429,7 +451,7 @@ static uint32_t mlx5_fixed_size(enum wqe_qp_type t, enum wqe_wr_opcode wr_op, in
 
 	if (!mlx5_qpt_valid(t) || !catalog_op_from_wr(wr_op, &op))
 		return 0;
-	if (is_inline && !wqe_op_inline_ok(op))
+	if (is_inline && !catalog_op_inline_ok(op))
 		return 0;
 	return MLX5_CTRL_BYTES + mlx5_segs_bytes(mlx5_transport_segs(t, op)) +
 	       (is_inline ? MLX5_INL_HDR_BYTES : 0);
@@ -496,6 +518,7 @@ const struct fmt_ops mlx5_fmt_ops = {
 	.format = WQE_FORMAT_MLX5,
 	.encoded_size = mlx5_encoded_size,
 	.encode = mlx5_encode,
+	.encode_room = mlx5_encode_room,
 	.fixed_size = mlx5_fixed_size,
 	.calc_sq = mlx5_calc_sq,
 	.peek_size = mlx5_peek_size,

@@ -61,26 +61,75 @@ enum {
 	MLX5_SEG_DGRAM = 1u << 2,
 };
 
-/* true for RC, UC and UD. */
-bool mlx5_qpt_valid(enum wqe_qp_type t);
+/* Bytes of the transport segments @s (OR of MLX5_SEG_*), as a constant. */
+#define MLX5_SEGS_BYTES(s)                                                                     \
+	(((s) & MLX5_SEG_RADDR ? MLX5_RADDR_BYTES : 0) +                                       \
+	 ((s) & MLX5_SEG_ATOMIC ? MLX5_ATOMIC_BYTES : 0) +                                     \
+	 ((s) & MLX5_SEG_DGRAM ? MLX5_DGRAM_BYTES : 0))
 
-/* The mlx5 opcode of @op (@op must be valid). */
-uint8_t mlx5_opcode_of(enum wqe_op op);
-
-/* The operation of mlx5 opcode @opc: true and *@op, or false if unknown. */
-bool mlx5_op_of_opcode(uint8_t opc, enum wqe_op *op);
+/* The transport segments of one operation on one transport, and the DS
+ * the control segment and they take. */
+struct mlx5_transport {
+	uint8_t segs;     /* MLX5_SEG_* */
+	uint8_t fixed_ds; /* control + transport segments, in DS */
+};
 
 /*
- * The transport segments the provider writes for @op on @t (a valid
- * transport): RC raddr for READ/WRITE/WRITE_IMM, raddr + atomic for the
- * atomics; UC raddr for WRITE/WRITE_IMM only; UD the datagram segment
- * whatever the opcode. An opcode illegal on the transport gets what its
- * transport's switch in _mlx5_post_send gives it: nothing extra on UC.
+ * The tables of mlx5.c, shared with the decoder; the lookups below are
+ * inline because the encoder and the decoder ask them for every WQE.
+ * mlx5_transports is indexed by transport (RC, UC, UD) and operation,
+ * mlx5_opcodes by operation, mlx5_ops_of_opcode by mlx5 opcode (MLX5_NO_OP
+ * for a code that is no operation).
  */
-unsigned int mlx5_transport_segs(enum wqe_qp_type t, enum wqe_op op);
+#define MLX5_OPC_SLOTS (MLX5_OPC_ATOMIC_FA + 1)
+#define MLX5_NO_OP 0xffu
+extern const struct mlx5_transport mlx5_transports[3][WQE_OP_COUNT];
+extern const uint8_t mlx5_opcodes[WQE_OP_COUNT];
+extern const uint8_t mlx5_ops_of_opcode[MLX5_OPC_SLOTS];
+
+/* true for RC, UC and UD. */
+static inline bool mlx5_qpt_valid(enum wqe_qp_type t)
+{
+	return t == WQE_QPT_RC || t == WQE_QPT_UC || t == WQE_QPT_UD;
+}
+
+/* The mlx5 opcode of @op (@op must be valid). */
+static inline uint8_t mlx5_opcode_of(enum wqe_op op)
+{
+	return mlx5_opcodes[op];
+}
+
+/* The operation of mlx5 opcode @opc: true and *@op, or false if unknown. */
+static inline bool mlx5_op_of_opcode(uint8_t opc, enum wqe_op *op)
+{
+	if (opc >= MLX5_OPC_SLOTS || mlx5_ops_of_opcode[opc] == MLX5_NO_OP)
+		return false;
+	*op = (enum wqe_op)mlx5_ops_of_opcode[opc];
+	return true;
+}
+
+/*
+ * The transport segments the provider writes for @op on @t: RC raddr for
+ * READ/WRITE/WRITE_IMM, raddr + atomic for the atomics; UC raddr for
+ * WRITE/WRITE_IMM only; UD the datagram segment whatever the opcode. An
+ * opcode illegal on the transport gets what its transport's switch in
+ * _mlx5_post_send gives it: nothing extra on UC. 0 for an invalid @t, or
+ * an invalid @op on RC or UC.
+ */
+static inline unsigned int mlx5_transport_segs(enum wqe_qp_type t, enum wqe_op op)
+{
+	if (t == WQE_QPT_UD)
+		return MLX5_SEG_DGRAM;
+	if (!mlx5_qpt_valid(t) || (unsigned int)op >= WQE_OP_COUNT)
+		return 0;
+	return mlx5_transports[t - WQE_QPT_RC][op].segs;
+}
 
 /* Bytes of the segments @segs (OR of MLX5_SEG_*). */
-uint32_t mlx5_segs_bytes(unsigned int segs);
+static inline uint32_t mlx5_segs_bytes(unsigned int segs)
+{
+	return (uint32_t)MLX5_SEGS_BYTES(segs);
+}
 
 /* Round @n up to a multiple of @a (a power of two). */
 static inline uint64_t mlx5_align(uint64_t n, uint64_t a)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "fmt/fmt.h"
 #include "tables/catalog.h"
 #include "verbs/verbs_int.h"
 
@@ -38,7 +39,8 @@ static int validate_send(const struct wqe_qp *qp, const struct wqe_send_wr *wr)
 	/* With WQE_CHECKS_IN_ENGINE these two are the NIC's (LOC_QP_OP_ERR). */
 	if (post_checks && !state_accepts_send(qp->sw_state))
 		return EINVAL;
-	if (!catalog_op_from_wr(wr->opcode, &op) || (post_checks && !wqe_op_legal(op, qp->qpc.type)))
+	if (!catalog_op_from_wr(wr->opcode, &op) ||
+	    (post_checks && !catalog_op_legal(op, qp->qpc.type)))
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
 	    (wr->num_sge > 0 && !wr->sg_list))
@@ -48,13 +50,13 @@ static int validate_send(const struct wqe_qp *qp, const struct wqe_send_wr *wr)
 	if (total > MAX_MSG)
 		return EINVAL;
 	if (wr->send_flags & WQE_SEND_INLINE) {
-		if (!wqe_op_inline_ok(op) || total > qp->cap.max_inline_data)
+		if (!catalog_op_inline_ok(op) || total > qp->cap.max_inline_data)
 			return EINVAL;
 	}
 	if (is_atomic(wr->opcode) &&
 	    (wr->num_sge != 1 || total != 8 || (wr->wr.atomic.remote_addr & 7)))
 		return EINVAL;
-	if (qp->qpc.type == WQE_QPT_UD && wqe_op_legal(op, WQE_QPT_UD) &&
+	if (qp->qpc.type == WQE_QPT_UD && catalog_op_legal(op, WQE_QPT_UD) &&
 	    (!wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->pd || wr->wr.ud.remote_qpn > 0xffffff))
 		return EINVAL;
 	if (wr->send_flags & ~(unsigned)SEND_FLAGS_ALL)
@@ -80,16 +82,59 @@ static void ring_doorbell(struct wqe_qp *qp, uint32_t last_start)
 	nic_doorbell(qp->context->nic, db);
 }
 
+/* The room for the next WQEs, read once per call and counted down as we
+ * post: only the posting side fills the ring, so the engine can only have
+ * made more room since; a request that does not fit reads it again. */
+struct sq_room {
+	uint32_t blocks; /* free blocks */
+	uint32_t wqes;   /* WQEs before max_send_wr are outstanding */
+};
+
+static void sq_room_read(const struct wqe_qp *qp, struct sq_room *r)
+{
+	uint32_t out = qp->sq.posted_wqes -
+		       atomic_load_explicit(&qp->sq.ci_wqes, memory_order_acquire);
+
+	r->wqes = out >= qp->cap.max_send_wr ? 0 : qp->cap.max_send_wr - out;
+	r->blocks = sq_ring_free_blocks(&qp->sq);
+}
+
+/* Validates, sizes and, if it fits in @room blocks, encodes @wr at the
+ * producer: 0, EINVAL or ENOMEM (nothing written). */
+static int encode_at_pi(const struct fmt_ops *ops, const struct wqe_encode_qp *eqp,
+			const struct wqe_send_wr *wr, const struct wqe_ring_view *view,
+			uint32_t pi, uint32_t room, uint32_t *nb)
+{
+	uint32_t bytes;
+	int err;
+
+	if (ops->encode_room)
+		return ops->encode_room(eqp, wr, view, pi, pi, room, nb);
+	err = ops->encoded_size(eqp, wr, &bytes);
+	if (err)
+		return err;
+	if (bytes / WQE_BLOCK_SIZE > room)
+		return ENOMEM;
+	return ops->encode(eqp, wr, view, pi, pi, nb);
+}
+
 int wqe_post_send(struct wqe_qp *qp, struct wqe_send_wr *wr, struct wqe_send_wr **bad_wr)
 {
+	const struct fmt_ops *ops;
 	struct wqe_encode_qp eqp;
 	struct wqe_ring_view view;
+	struct sq_room room;
 	uint32_t last_start = 0;
 	bool posted = false;
 	int err = 0;
 
 	if (!qp || !wr || !bad_wr)
 		return EINVAL;
+	ops = fmt_get(qp->qpc.format);
+	if (!ops) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	eqp.qp_type = qp->qpc.type;
 	eqp.qpn = qp->qpc.qpn;
 	eqp.max_send_sge = qp->cap.max_send_sge;
@@ -97,28 +142,28 @@ int wqe_post_send(struct wqe_qp *qp, struct wqe_send_wr *wr, struct wqe_send_wr 
 	eqp.sq_sig_all = qp->qpc.sq_sig_all;
 	view.buf = qp->sq.buf;
 	view.nblocks = qp->sq.nblocks;
+	sq_room_read(qp, &room);
 	for (; wr; wr = wr->next) {
-		uint32_t bytes, nb;
+		uint32_t nb;
 
 		err = validate_send(qp, wr);
-		if (!err)
-			err = wqe_encoded_size(qp->qpc.format, &eqp, wr, &bytes);
 		if (err)
 			break;
-		nb = bytes / WQE_BLOCK_SIZE;
-		if (nb > sq_ring_free_blocks(&qp->sq) ||
-		    qp->sq.posted_wqes - atomic_load_explicit(&qp->sq.ci_wqes, memory_order_acquire) >=
-			    qp->cap.max_send_wr) {
-			err = ENOMEM;
-			break;
+		err = encode_at_pi(ops, &eqp, wr, &view, qp->sq.pi, room.wqes ? room.blocks : 0,
+				   &nb);
+		if (err == ENOMEM) {
+			sq_room_read(qp, &room);
+			err = encode_at_pi(ops, &eqp, wr, &view, qp->sq.pi,
+					   room.wqes ? room.blocks : 0, &nb);
 		}
-		err = wqe_encode(qp->qpc.format, &eqp, wr, &view, qp->sq.pi, qp->sq.pi, &nb);
 		if (err)
 			break;
 		qp->sq_wrid[qp->sq.pi & (qp->sq.nblocks - 1)] = wr->wr_id;
 		last_start = qp->sq.pi;
 		qp->sq.pi += nb;
 		qp->sq.posted_wqes++;
+		room.blocks -= nb;
+		room.wqes--;
 		posted = true;
 	}
 	if (err)

@@ -26,13 +26,29 @@ static_assert(WQE_HDR_CNP == 1u << (WQE_HDR_COUNT - 1), "header bits are dense")
 
 /* clang-format off */
 /* Header sizes by bit number, in wire order. */
-static const uint8_t hdr_size_tab[WQE_HDR_COUNT] = {
+const uint8_t wire_hdr_sizes[WQE_HDR_COUNT] = {
 	WQE_BTH_LEN, WQE_DETH_LEN, WQE_RETH_LEN, WQE_ATOMICETH_LEN, WQE_AETH_LEN,
 	WQE_ATOMICACKETH_LEN, WQE_IMMDT_LEN, WQE_IETH_LEN, WQE_CNP_LEN,
 };
 static const char *const hdr_name_tab[WQE_HDR_COUNT] = {
 	"BTH", "DETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH", "CNP",
 };
+
+/* The length of header set @m, as a constant for the rows below (the same
+ * sum as wqe_hdrs_len(); test_codec checks every row against it). */
+#define HLEN(m)                                                                                \
+	(((m) & WQE_HDR_BTH ? WQE_BTH_LEN : 0) + ((m) & WQE_HDR_DETH ? WQE_DETH_LEN : 0) +     \
+	 ((m) & WQE_HDR_RETH ? WQE_RETH_LEN : 0) +                                             \
+	 ((m) & WQE_HDR_ATOMICETH ? WQE_ATOMICETH_LEN : 0) +                                   \
+	 ((m) & WQE_HDR_AETH ? WQE_AETH_LEN : 0) +                                             \
+	 ((m) & WQE_HDR_ATOMICACKETH ? WQE_ATOMICACKETH_LEN : 0) +                             \
+	 ((m) & WQE_HDR_IMMDT ? WQE_IMMDT_LEN : 0) + ((m) & WQE_HDR_IETH ? WQE_IETH_LEN : 0) + \
+	 ((m) & WQE_HDR_CNP ? WQE_CNP_LEN : 0))
+static_assert(HLEN(0x1ff) == 12 + 8 + 16 + 28 + 4 + 8 + 4 + 4 + 16, "HLEN covers every header");
+
+/* One row: name, headers, transport, role, kind, payload, response. */
+#define OP(name, hdrs, t, role, kind, payload, resp)                                           \
+	{ name, hdrs, t, role, kind, payload, resp, HLEN(hdrs) }
 
 #define B WQE_HDR_BTH
 #define FIRST WQE_ROLE_FIRST
@@ -41,67 +57,64 @@ static const char *const hdr_name_tab[WQE_HDR_COUNT] = {
 #define ONLY WQE_ROLE_ONLY
 
 /* One transport's SEND and RDMA WRITE rows (RC and UC share them). */
-#define SEND_WRITE_ROWS(base, T, t)                                                           \
-	[base + 0x00] = {#T "_SEND_FIRST", B, t, FIRST, WQE_KIND_SEND, 1, 0},                   \
-	[base + 0x01] = {#T "_SEND_MIDDLE", B, t, MIDDLE, WQE_KIND_SEND, 1, 0},                 \
-	[base + 0x02] = {#T "_SEND_LAST", B, t, LAST, WQE_KIND_SEND, 1, 0},                     \
-	[base + 0x03] = {#T "_SEND_LAST_WITH_IMMEDIATE", B | WQE_HDR_IMMDT, t, LAST,            \
-			 WQE_KIND_SEND, 1, 0},                                                  \
-	[base + 0x04] = {#T "_SEND_ONLY", B, t, ONLY, WQE_KIND_SEND, 1, 0},                     \
-	[base + 0x05] = {#T "_SEND_ONLY_WITH_IMMEDIATE", B | WQE_HDR_IMMDT, t, ONLY,            \
-			 WQE_KIND_SEND, 1, 0},                                                  \
-	[base + 0x06] = {#T "_RDMA_WRITE_FIRST", B | WQE_HDR_RETH, t, FIRST,                    \
-			 WQE_KIND_RDMA_WRITE, 1, 0},                                            \
-	[base + 0x07] = {#T "_RDMA_WRITE_MIDDLE", B, t, MIDDLE, WQE_KIND_RDMA_WRITE, 1, 0},     \
-	[base + 0x08] = {#T "_RDMA_WRITE_LAST", B, t, LAST, WQE_KIND_RDMA_WRITE, 1, 0},         \
-	[base + 0x09] = {#T "_RDMA_WRITE_LAST_WITH_IMMEDIATE", B | WQE_HDR_IMMDT, t, LAST,      \
-			 WQE_KIND_RDMA_WRITE, 1, 0},                                            \
-	[base + 0x0a] = {#T "_RDMA_WRITE_ONLY", B | WQE_HDR_RETH, t, ONLY,                      \
-			 WQE_KIND_RDMA_WRITE, 1, 0},                                            \
-	[base + 0x0b] = {#T "_RDMA_WRITE_ONLY_WITH_IMMEDIATE",                                  \
-			 B | WQE_HDR_RETH | WQE_HDR_IMMDT, t, ONLY, WQE_KIND_RDMA_WRITE, 1, 0}
+#define SEND_WRITE_ROWS(base, T, t)                                                            \
+	[base + 0x00] = OP(#T "_SEND_FIRST", B, t, FIRST, WQE_KIND_SEND, 1, 0),                \
+	[base + 0x01] = OP(#T "_SEND_MIDDLE", B, t, MIDDLE, WQE_KIND_SEND, 1, 0),              \
+	[base + 0x02] = OP(#T "_SEND_LAST", B, t, LAST, WQE_KIND_SEND, 1, 0),                  \
+	[base + 0x03] = OP(#T "_SEND_LAST_WITH_IMMEDIATE", B | WQE_HDR_IMMDT, t, LAST,         \
+			 WQE_KIND_SEND, 1, 0),                                                 \
+	[base + 0x04] = OP(#T "_SEND_ONLY", B, t, ONLY, WQE_KIND_SEND, 1, 0),                  \
+	[base + 0x05] = OP(#T "_SEND_ONLY_WITH_IMMEDIATE", B | WQE_HDR_IMMDT, t, ONLY,         \
+			 WQE_KIND_SEND, 1, 0),                                                 \
+	[base + 0x06] = OP(#T "_RDMA_WRITE_FIRST", B | WQE_HDR_RETH, t, FIRST,                 \
+			 WQE_KIND_RDMA_WRITE, 1, 0),                                           \
+	[base + 0x07] = OP(#T "_RDMA_WRITE_MIDDLE", B, t, MIDDLE, WQE_KIND_RDMA_WRITE, 1, 0),  \
+	[base + 0x08] = OP(#T "_RDMA_WRITE_LAST", B, t, LAST, WQE_KIND_RDMA_WRITE, 1, 0),      \
+	[base + 0x09] = OP(#T "_RDMA_WRITE_LAST_WITH_IMMEDIATE", B | WQE_HDR_IMMDT, t, LAST,   \
+			 WQE_KIND_RDMA_WRITE, 1, 0),                                           \
+	[base + 0x0a] = OP(#T "_RDMA_WRITE_ONLY", B | WQE_HDR_RETH, t, ONLY,                   \
+			 WQE_KIND_RDMA_WRITE, 1, 0),                                           \
+	[base + 0x0b] = OP(#T "_RDMA_WRITE_ONLY_WITH_IMMEDIATE",                               \
+			 B | WQE_HDR_RETH | WQE_HDR_IMMDT, t, ONLY, WQE_KIND_RDMA_WRITE, 1, 0)
 
-static const struct wire_op op_tab[256] = {
+const struct wire_op wire_op_tab[256] = {
 	SEND_WRITE_ROWS(0x00, RC, WQE_TRANSPORT_RC),
-	[0x0c] = {"RC_RDMA_READ_REQUEST", B | WQE_HDR_RETH, WQE_TRANSPORT_RC, ONLY,
-		  WQE_KIND_READ_REQUEST, 0, 0},
-	[0x0d] = {"RC_RDMA_READ_RESPONSE_FIRST", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, FIRST,
-		  WQE_KIND_READ_RESPONSE, 1, 1},
-	[0x0e] = {"RC_RDMA_READ_RESPONSE_MIDDLE", B, WQE_TRANSPORT_RC, MIDDLE,
-		  WQE_KIND_READ_RESPONSE, 1, 1},
-	[0x0f] = {"RC_RDMA_READ_RESPONSE_LAST", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, LAST,
-		  WQE_KIND_READ_RESPONSE, 1, 1},
-	[0x10] = {"RC_RDMA_READ_RESPONSE_ONLY", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, ONLY,
-		  WQE_KIND_READ_RESPONSE, 1, 1},
-	[0x11] = {"RC_ACKNOWLEDGE", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, ONLY, WQE_KIND_ACK, 0, 1},
-	[0x12] = {"RC_ATOMIC_ACKNOWLEDGE", B | WQE_HDR_AETH | WQE_HDR_ATOMICACKETH,
-		  WQE_TRANSPORT_RC, ONLY, WQE_KIND_ATOMIC_ACK, 0, 1},
-	[0x13] = {"RC_COMPARE_SWAP", B | WQE_HDR_ATOMICETH, WQE_TRANSPORT_RC, ONLY,
-		  WQE_KIND_COMPARE_SWAP, 0, 0},
-	[0x14] = {"RC_FETCH_ADD", B | WQE_HDR_ATOMICETH, WQE_TRANSPORT_RC, ONLY,
-		  WQE_KIND_FETCH_ADD, 0, 0},
-	[0x16] = {"RC_SEND_LAST_WITH_INVALIDATE", B | WQE_HDR_IETH, WQE_TRANSPORT_RC, LAST,
-		  WQE_KIND_SEND, 1, 0},
-	[0x17] = {"RC_SEND_ONLY_WITH_INVALIDATE", B | WQE_HDR_IETH, WQE_TRANSPORT_RC, ONLY,
-		  WQE_KIND_SEND, 1, 0},
+	[0x0c] = OP("RC_RDMA_READ_REQUEST", B | WQE_HDR_RETH, WQE_TRANSPORT_RC, ONLY,
+		  WQE_KIND_READ_REQUEST, 0, 0),
+	[0x0d] = OP("RC_RDMA_READ_RESPONSE_FIRST", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, FIRST,
+		  WQE_KIND_READ_RESPONSE, 1, 1),
+	[0x0e] = OP("RC_RDMA_READ_RESPONSE_MIDDLE", B, WQE_TRANSPORT_RC, MIDDLE,
+		  WQE_KIND_READ_RESPONSE, 1, 1),
+	[0x0f] = OP("RC_RDMA_READ_RESPONSE_LAST", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, LAST,
+		  WQE_KIND_READ_RESPONSE, 1, 1),
+	[0x10] = OP("RC_RDMA_READ_RESPONSE_ONLY", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, ONLY,
+		  WQE_KIND_READ_RESPONSE, 1, 1),
+	[0x11] = OP("RC_ACKNOWLEDGE", B | WQE_HDR_AETH, WQE_TRANSPORT_RC, ONLY, WQE_KIND_ACK, 0, 1),
+	[0x12] = OP("RC_ATOMIC_ACKNOWLEDGE", B | WQE_HDR_AETH | WQE_HDR_ATOMICACKETH,
+		  WQE_TRANSPORT_RC, ONLY, WQE_KIND_ATOMIC_ACK, 0, 1),
+	[0x13] = OP("RC_COMPARE_SWAP", B | WQE_HDR_ATOMICETH, WQE_TRANSPORT_RC, ONLY,
+		  WQE_KIND_COMPARE_SWAP, 0, 0),
+	[0x14] = OP("RC_FETCH_ADD", B | WQE_HDR_ATOMICETH, WQE_TRANSPORT_RC, ONLY,
+		  WQE_KIND_FETCH_ADD, 0, 0),
+	[0x16] = OP("RC_SEND_LAST_WITH_INVALIDATE", B | WQE_HDR_IETH, WQE_TRANSPORT_RC, LAST,
+		  WQE_KIND_SEND, 1, 0),
+	[0x17] = OP("RC_SEND_ONLY_WITH_INVALIDATE", B | WQE_HDR_IETH, WQE_TRANSPORT_RC, ONLY,
+		  WQE_KIND_SEND, 1, 0),
 	SEND_WRITE_ROWS(0x20, UC, WQE_TRANSPORT_UC),
-	[0x64] = {"UD_SEND_ONLY", B | WQE_HDR_DETH, WQE_TRANSPORT_UD, ONLY, WQE_KIND_SEND, 1, 0},
-	[0x65] = {"UD_SEND_ONLY_WITH_IMMEDIATE", B | WQE_HDR_DETH | WQE_HDR_IMMDT,
-		  WQE_TRANSPORT_UD, ONLY, WQE_KIND_SEND, 1, 0},
-	[0x81] = {"CNP", B | WQE_HDR_CNP, WQE_TRANSPORT_CNP, ONLY, WQE_KIND_CNP, 0, 0},
+	[0x64] = OP("UD_SEND_ONLY", B | WQE_HDR_DETH, WQE_TRANSPORT_UD, ONLY, WQE_KIND_SEND, 1, 0),
+	[0x65] = OP("UD_SEND_ONLY_WITH_IMMEDIATE", B | WQE_HDR_DETH | WQE_HDR_IMMDT,
+		  WQE_TRANSPORT_UD, ONLY, WQE_KIND_SEND, 1, 0),
+	[0x81] = OP("CNP", B | WQE_HDR_CNP, WQE_TRANSPORT_CNP, ONLY, WQE_KIND_CNP, 0, 0),
 };
 
+#undef HLEN
+#undef OP
 #undef B
 #undef FIRST
 #undef MIDDLE
 #undef LAST
 #undef ONLY
 /* clang-format on */
-
-const struct wire_op *wire_op_lookup(uint8_t op)
-{
-	return op_tab[op].name ? &op_tab[op] : NULL;
-}
 
 static int hdr_bit(enum wqe_hdr h)
 {
@@ -122,16 +135,16 @@ uint32_t wqe_hdr_size(enum wqe_hdr h)
 {
 	int i = hdr_bit(h);
 
-	return i < 0 ? 0 : hdr_size_tab[i];
+	return i < 0 ? 0 : wire_hdr_sizes[i];
 }
 
 uint32_t wqe_hdrs_len(uint32_t mask)
 {
 	uint32_t len = 0;
 
-	for (int i = 0; i < WQE_HDR_COUNT; i++)
-		if (mask & 1u << i)
-			len += hdr_size_tab[i];
+	for (unsigned int i = 0; i < WQE_HDR_COUNT && mask >> i; i++)
+		if (mask >> i & 1u)
+			len += wire_hdr_sizes[i];
 	return len;
 }
 
@@ -152,7 +165,7 @@ int wqe_wire_opcode_info(uint8_t op, struct wqe_wire_opinfo *out)
 		return -1;
 	out->name = w->name;
 	out->hdrs = w->hdrs;
-	out->hdr_len = wqe_hdrs_len(w->hdrs);
+	out->hdr_len = w->hdr_len;
 	out->transport = w->transport;
 	out->role = w->role;
 	out->kind = w->kind;

@@ -33,30 +33,24 @@ static void clear_transport(struct wqe_pkt *p)
 	p->opts &= ~(uint32_t)(WQE_PKT_OPT_RAW_PADCNT | WQE_PKT_OPT_RAW_ICRC);
 }
 
-/* IBA 9.2 + annex A17: BTH, the opcode's headers, payload, pad, ICRC. */
+/* IBA 9.2 + annex A17: BTH, the opcode's headers, payload, pad, ICRC.
+ * @out's transport fields are zero (the callers clear them). */
 int wire_parse_transport(const uint8_t *bth, size_t len, struct wqe_pkt *out)
 {
-	uint8_t tmp[64]; /* the largest header set is 40 bytes (atomics) */
 	const struct wire_op *op;
-	struct cursor c;
 	size_t hl, body;
 
-	clear_transport(out);
 	if (len < WQE_BTH_LEN)
 		return WQE_PKT_ETRUNC_BTH;
 	op = wire_op_lookup(bth[0]);
 	if (!op)
 		return WQE_PKT_EOPCODE;
-	hl = wqe_hdrs_len(op->hdrs);
+	hl = op->hdr_len;
 	if (len < hl + WQE_ICRC_LEN)
 		return WQE_PKT_ETRUNC_HDRS;
-	memcpy(tmp, bth, hl);
-	cur_init(&c, tmp, hl);
-	for (unsigned i = 0; i < WQE_HDR_COUNT; i++)
-		if (op->hdrs & 1u << i)
-			wire_get_hdr(&c, (enum wqe_hdr)(1u << i), out);
-	if (!c.ok || c.off != hl)
-		return WQE_PKT_ETRUNC_HDRS; /* cannot happen: hl came from the table */
+	/* one check for the whole header set: the codecs read hl bytes */
+	wire_get_hdr(bth, WQE_HDR_BTH, out);
+	wire_get_ext_hdrs(bth + WQE_BTH_LEN, op->hdrs, out);
 	out->hdrs = op->hdrs;
 	body = len - hl - WQE_ICRC_LEN;
 	if (out->bth.padcnt > body)
@@ -99,7 +93,7 @@ static int parse_ipv4(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 		return WQE_PKT_ENOT_UDP;
 	if ((out->ip_flags & IPV4_FLAG_MF) || (frag & 0x1fffu))
 		return WQE_PKT_EIP_FRAG;
-	out->ip_csum_ok = wire_csum_fold(wire_csum_add(0, ip, WQE_IPV4_LEN)) == 0;
+	out->ip_csum_ok = wire_ipv4_csum(ip) == 0;
 	return 0;
 }
 
@@ -224,6 +218,7 @@ int wqe_pkt_parse_bth(const uint8_t *bth, size_t len, struct wqe_pkt *out)
 	out->udp_len = (uint16_t)(WQE_UDP_LEN + len);
 	out->ip_len = (uint16_t)(out->udp_len + (out->ipver == 4 ? WQE_IPV4_LEN : 0));
 	out->ip_proto = IPPROTO_UDP_NUM;
+	clear_transport(out);
 	rc = wire_parse_transport(bth, len, out);
 	if (rc)
 		return rc;

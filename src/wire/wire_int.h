@@ -26,14 +26,33 @@ struct wire_op {
 	uint8_t kind;
 	uint8_t payload;
 	uint8_t response;
+	uint8_t hdr_len; /* wqe_hdrs_len(hdrs), computed with the table */
 };
 
-/* The row for @op, or NULL. */
-const struct wire_op *wire_op_lookup(uint8_t op);
+/* The opcode table (opcode.c), every wire opcode a row. */
+extern const struct wire_op wire_op_tab[256];
 
-/* Extension header codecs over a cursor, by header bit (hdr.c). */
-void wire_put_hdr(struct cursor *c, enum wqe_hdr h, const struct wqe_pkt *p);
-void wire_get_hdr(struct cursor *c, enum wqe_hdr h, struct wqe_pkt *p);
+/* The row for @op, or NULL. Inline: every frame built or parsed asks. */
+static inline const struct wire_op *wire_op_lookup(uint8_t op)
+{
+	return wire_op_tab[op].name ? &wire_op_tab[op] : NULL;
+}
+
+/* Header sizes by bit number (opcode.c). */
+extern const uint8_t wire_hdr_sizes[WQE_HDR_COUNT];
+
+/*
+ * The header codecs (hdr.c), by header bit: each reads or writes exactly
+ * wqe_hdr_size(@h) bytes at @b, which the caller has checked it holds,
+ * and returns that size.
+ */
+size_t wire_put_hdr(uint8_t *b, enum wqe_hdr h, const struct wqe_pkt *p);
+size_t wire_get_hdr(const uint8_t *b, enum wqe_hdr h, struct wqe_pkt *p);
+
+/* Every header of @hdrs (a WQE_HDR_* mask) but the BTH, in wire order from
+ * @b on: wqe_hdrs_len(@hdrs & ~WQE_HDR_BTH) bytes. */
+void wire_put_ext_hdrs(uint8_t *b, uint32_t hdrs, const struct wqe_pkt *p);
+void wire_get_ext_hdrs(const uint8_t *b, uint32_t hdrs, struct wqe_pkt *p);
 
 /*
  * Decode the BTH onward from a UDP payload of @len bytes into @out: headers,
@@ -57,7 +76,31 @@ uint32_t wire_icrc_split(const uint8_t *hdrs, size_t hdr_len, int ipver, const u
 
 /* Internet checksum pieces (RFC 1071), on a 32-bit accumulator. */
 uint32_t wire_csum_add(uint32_t sum, const uint8_t *p, size_t len);
-uint16_t wire_csum_fold(uint32_t sum);
+
+/* The checksum of accumulator @sum: folded to 16 bits, complemented. */
+static inline uint16_t wire_csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffffu) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/*
+ * wire_csum_fold(wire_csum_add(0, @h, WQE_IPV4_LEN)) for the 20-byte IPv4
+ * header at @h, inline: every frame built or parsed sums one. Two 64-bit
+ * and one 32-bit word, carries added back (2^32 is 1 modulo 0xffff).
+ */
+static inline uint16_t wire_ipv4_csum(const uint8_t *h)
+{
+	uint64_t a = get_be64(h), b = get_be64(h + 8), s = a + b;
+
+	s += s < a; /* end-around carry */
+	s = (s & 0xffffffffu) + (s >> 32) + get_be32(h + 16); /* below 2^34 */
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffffffu) + (s >> 32);
+	return wire_csum_fold((uint32_t)s);
+}
+
 /* The UDP checksum of the datagram at @udp (@len bytes, its checksum
  * field read as zero) inside the IP packet at @l3. */
 uint16_t wire_udp_csum(const uint8_t *l3, int ipver, const uint8_t *udp, size_t len);

@@ -2,6 +2,7 @@
 /* test_catalog.c - the operation catalog: legality, inline, names. */
 #include <string.h>
 
+#include "tables/catalog.h"
 #include "testutil.h"
 #include "wqe/desc.h"
 
@@ -31,6 +32,25 @@ int main(void)
 		CHECK_EQ(wqe_op_legal((enum wqe_op)op, (enum wqe_qp_type)0), 0);
 		CHECK_EQ(wqe_op_inline_ok((enum wqe_op)op), table[op][3]);
 		CHECK(strcmp(wqe_op_str((enum wqe_op)op), names[op]) == 0);
+	}
+	/* The Work Request opcode map is the catalog's wr_op column inverted:
+	 * every slot, and values past the slots. */
+	for (unsigned int w = 0; w < CATALOG_WR_SLOTS + 4; w++) {
+		enum wqe_op o = WQE_OP_COUNT;
+		enum wqe_wr_opcode back;
+		int found = 0;
+
+		for (op = 0; op < WQE_OP_COUNT; op++) {
+			CHECK(catalog_wr_from_op((enum wqe_op)op, &back));
+			found += back == (enum wqe_wr_opcode)w;
+		}
+		CHECK_EQ(catalog_op_from_wr((enum wqe_wr_opcode)w, &o), found == 1);
+		if (found == 1) {
+			CHECK(catalog_wr_from_op(o, &back));
+			CHECK_EQ(back, (enum wqe_wr_opcode)w);
+		} else {
+			CHECK_EQ(o, WQE_OP_COUNT); /* left alone */
+		}
 	}
 	CHECK_EQ(wqe_op_legal(WQE_OP_COUNT, WQE_QPT_RC), 0);
 	CHECK_EQ(wqe_op_legal((enum wqe_op)-1, WQE_QPT_RC), 0);
