@@ -23,6 +23,7 @@ struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port)
 		return NULL;
 	n->format = fmt;
 	n->port = *port;
+	n->frame = n->frame_store + NIC_FRAME_SHIFT;
 	/* Each port numbers its QPs from its own base (from its MAC), so two
 	 * endpoints' QPs are told apart on the wire and in traces. */
 	if (keys_init(&n->keys, NIC_KEYS) ||

@@ -236,7 +236,7 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		e->req.psn = e->req.resume_first;
 		wqe_pktz_seek(&z, e->req.resume_psn);
 	}
-	while (wqe_pktz_next(&z, n->frame, sizeof(n->frame), &len, NULL) == 1) {
+	while (wqe_pktz_next(&z, n->frame, NIC_FRAME_MAX, &len, NULL) == 1) {
 		nic_xmit(n, n->frame, len);
 		e->stats.packets_sent++;
 		e->stats.bytes_sent += len;
