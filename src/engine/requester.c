@@ -334,6 +334,14 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 
 		if (r->fetch == pi || r->rnr_at)
 			break;
+		if (pi - r->fetch > q->sq->nblocks) {
+			/* The record claims more WQEs than the ring holds: nothing
+			 * in the ring can be trusted. The QP goes to ERR. */
+			q->eng->stats.wqe_errors++;
+			q->state = WQE_QPS_ERR;
+			flush_qp(n, q);
+			return done + 1;
+		}
 		blocks0 = q->eng->stats.wqe_fetch_blocks;
 		st = fetch(q, pi - r->fetch, &f);
 		if (st == WQE_WC_SUCCESS)

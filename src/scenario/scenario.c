@@ -14,6 +14,9 @@ struct wqe_scenario *wqe_scenario_parse(const char *name, const char *text, size
 	size_t pos = 0;
 	uint32_t no = 0;
 
+	/* The verdict must not depend on what the caller's struct held. */
+	if (err)
+		memset(err, 0, sizeof(*err));
 	if (!sc || !l || !(sc->name = strdup(name ? name : "scenario"))) {
 		free(sc);
 		free(l);
