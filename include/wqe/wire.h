@@ -376,7 +376,9 @@ struct wqe_pkt {
 	/* parse: payload and pad inside the parsed buffer (pad excluded) */
 	const uint8_t *payload;
 	uint32_t payload_len;
-	const uint8_t *pad; /* bth.padcnt bytes */
+	const uint8_t *pad; /* bth.padcnt bytes; build: when set (a parsed packet)
+			     * and the pad count is the same, these bytes are
+			     * written as the pad, else zeros */
 	uint32_t icrc;	    /* the wire bytes read little-endian */
 	uint8_t icrc_ok;    /* parse: the ICRC verifies */
 	uint32_t opts;	    /* enum wqe_pkt_opt */

@@ -142,7 +142,7 @@ int wqe_pkt_build_hdrs(const struct wqe_pkt *p, uint32_t payload_len, uint8_t *o
 	memset(out + lay->icrc_off - lay->padcnt, 0, (size_t)lay->padcnt + WQE_ICRC_LEN);
 	/* A parsed packet's pad bytes as they were (the IBTA sends zeros and
 	 * ignores them on receipt; a rebuild reproduces the frame either way). */
-	if ((p->opts & WQE_PKT_OPT_RAW_PADCNT) && p->pad && lay->padcnt)
+	if (p->pad && lay->padcnt && lay->padcnt == (p->bth.padcnt & 3u))
 		memmove(out + lay->icrc_off - lay->padcnt, p->pad, lay->padcnt);
 	return 0;
 }
