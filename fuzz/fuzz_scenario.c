@@ -9,8 +9,8 @@
  * half-built scenario behind (LeakSanitizer sees it); and the verdict does
  * not depend on what the caller's error struct held before the call (the
  * header says the parser fills it), so the text is parsed a second time
- * with the struct full of garbage and both answers must agree
- * (WQE_FUZZ_BYPASS=errinit skips that: known finding F1, fuzz/README.md).
+ * with the struct full of garbage and both answers must agree (finding F1,
+ * fuzz/README.md).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,9 +43,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct wqe_scenario_err err2;
 		struct wqe_scenario *sc2;
 
-		/* Known finding "errinit" (fuzz/README.md). */
-		if (fz_bypass("errinit"))
-			goto checked;
 		memset(&err2, 0x5a, sizeof(err2));
 		sc2 = wqe_scenario_parse("fuzz.scn", copy, size, &err2);
 		if (sc2)
@@ -55,7 +52,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fz_die("the refusal depends on the caller's error struct: %u:%u: %s / "
 			       "%u:%u: %.40s",
 			       err.line, err.column, err.msg, err2.line, err2.column, err2.msg);
-	checked:
 		if (err.line < 1 || err.line > lines)
 			fz_die("error line %u in a text of %u lines", err.line, lines);
 		/* The length of the line named. */

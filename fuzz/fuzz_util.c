@@ -131,22 +131,6 @@ void fz_arena_check(const struct fz_arena *a, const char *what)
 	}
 }
 
-int fz_bypass(const char *finding)
-{
-	const char *v = getenv("WQE_FUZZ_BYPASS");
-	size_t n = strlen(finding);
-
-	while (v && *v) {
-		const char *end = strchr(v, ',');
-		size_t len = end ? (size_t)(end - v) : strlen(v);
-
-		if (len == n && !memcmp(v, finding, n))
-			return 1;
-		v = end ? end + 1 : NULL;
-	}
-	return 0;
-}
-
 uint64_t fz_clock(void *arg)
 {
 	return *(const uint64_t *)arg;

@@ -61,13 +61,6 @@ void fz_allow(struct fz_arena *a, const void *p, size_t len);
 /* Dies if a byte not allowed to change has changed; @what names the input step. */
 void fz_arena_check(const struct fz_arena *a, const char *what);
 
-/*
- * 1 if the environment variable WQE_FUZZ_BYPASS (a comma-separated list)
- * names @finding: the harness then steers around a known, reported finding
- * (fuzz/README.md lists them) so that fuzzing can go on past it.
- */
-int fz_bypass(const char *finding);
-
 /* A clock the harness moves: pass &fz_clock_ns to wqe_context_set_clock. */
 uint64_t fz_clock(void *arg);
 

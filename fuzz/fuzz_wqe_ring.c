@@ -30,9 +30,6 @@
  * written by posting real requests (WQE_FUZZ_SEEDS, below) names real
  * regions, keys and QPs, and its mutations stay close to them.
  *
- * WQE_FUZZ_BYPASS=dbrec keeps the doorbell record within one ring of the
- * consumer counter (known finding F3, fuzz/README.md).
- *
  * After each input: no byte outside what the WQEs could legitimately
  * write changed (canaries around every region; regions without
  * LOCAL_WRITE on the requester side, regions without remote access, of
@@ -433,12 +430,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d = (uint32_t)data[8] | (uint32_t)data[9] << 8 | (uint32_t)data[10] << 16 |
 	    (uint32_t)data[11] << 24;
 	x &= ~(nb - 1);
-	/* Known finding "dbrec" (fuzz/README.md): a doorbell record more than
-	 * a ring ahead of the consumer makes the flush loop run for up to 2^32
-	 * WQEs. The bypass keeps the record within one ring, as a correct
-	 * driver does. */
-	if (fz_bypass("dbrec"))
-		d %= nb + 1;
 	/* As if x blocks had been posted and retired before. */
 	qp->sq.pi = x;
 	qp->sq.posted_wqes = x;

@@ -7,7 +7,7 @@
 #   fuzz/run.sh [SECONDS]
 #
 # New inputs the run finds go to build-fuzz/corpus/<target>/ (not to the
-# committed corpus). WQE_FUZZ_BYPASS is passed through (fuzz/README.md).
+# committed corpus).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -39,6 +39,6 @@ for bin in build-fuzz/fuzz/fuzz_*; do
 	fi
 done
 if [ $status -ne 0 ]; then
-	echo "fuzz: known findings (regress-* inputs) and their WQE_FUZZ_BYPASS names: fuzz/README.md" >&2
+	echo "fuzz: findings so far and their regress-* inputs: fuzz/README.md" >&2
 fi
 exit $status

@@ -59,11 +59,15 @@ static int flush_sq(struct qpc *q)
 	uint32_t ci = atomic_load_explicit(&sq->ci, memory_order_relaxed);
 	uint32_t pi = sq_ring_producer(sq, ci);
 
+	uint32_t record = pi;
+	int n = 0;
+
 	/* A doorbell record more than a ring ahead is a driver's bug (or a raw
-	 * writer's): flush at most one ring per call, so no call runs long. */
+	 * writer's): flush one ring, the most the ring can hold, then move the
+	 * consumer counter to the record, so nothing flushes twice and no call
+	 * runs long. */
 	if (pi - ci > sq->nblocks)
 		pi = ci + sq->nblocks;
-	int n = 0;
 
 	while (ci != pi) {
 		enum wqe_op op;
@@ -76,6 +80,10 @@ static int flush_sq(struct qpc *q)
 		q->eng->stats.flushed++;
 		ci += nb;
 		n++;
+	}
+	if (record != pi) {
+		atomic_store_explicit(&sq->ci, record, memory_order_release);
+		ci = record;
 	}
 	/* Nothing is in flight any more: the requester starts after these. */
 	q->eng->req.fetch = ci;

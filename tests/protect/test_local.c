@@ -14,7 +14,9 @@
  *     opcode, an inline length past the WQE, a WQE of 0xff bytes, an opcode
  *     the transport does not have
  *   post time (the driver): inline data over max_inline_data -> EINVAL,
- *     nothing written to the ring.
+ *     nothing written to the ring;
+ *   mlx5, a doorbell record more than a ring ahead: QP to ERR, nothing
+ *     sent, a bounded flush.
  * Each processing-time failure: the status (even on an unsignaled WQE),
  * the two WQEs behind it flushed, the receive queue flushed, the QP in
  * ERR, not one packet on the wire, the peer untouched, no byte changed.
@@ -460,6 +462,47 @@ static void raw_case(enum wqe_qp_type t, enum raw how)
 	penv_close(&e);
 }
 
+/*
+ * mlx5: a doorbell record more than a ring ahead of the consumer counter
+ * (a driver bug). Nothing in the ring can be trusted: the QP goes to ERR
+ * without sending anything, and the flush is bounded (each completion
+ * WR_FLUSH_ERR), however far the record claims.
+ */
+static void dbrec_far_ahead(void)
+{
+	struct penv e;
+	struct wqe_qp *qp;
+	struct wqe_wc wc[64];
+	uint32_t n = 0, ci;
+	int got;
+
+	if (test_format() != WQE_FORMAT_MLX5)
+		return;
+	cur = "doorbell record more than a ring ahead";
+	penv_open(&e, WQE_QPT_RC);
+	qp = e.p.a.qp;
+	ci = atomic_load(&qp->sq.ci);
+	atomic_store(&qp->sq.dbrec, ci + 0x40000000u);
+	nic_kick(&qp->qpc);
+	pair_spin(&e.p, 16);
+	while ((got = wqe_poll_cq(e.p.a.scq, 64, wc)) > 0)
+		for (int i = 0; i < got; i++, n++)
+			CHECK_EQ(wc[i].status, WQE_WC_WR_FLUSH_ERR);
+	/* One ring at most, each slot once. */
+	CHECK(n >= 1);
+	CHECK(n <= qp->sq.nblocks);
+	/* A later doorbell in ERR flushes nothing more. */
+	nic_kick(&qp->qpc);
+	pair_spin(&e.p, 16);
+	CHECK_EQ(wqe_poll_cq(e.p.a.scq, 64, wc), 0);
+	CHECK_EQ(qp_state(qp), WQE_QPS_ERR);
+	CHECK_EQ(e.ta.ntx, 0);
+	CHECK_EQ(a_packets(&e), 0);
+	CHECK_EQ(qp_state(e.p.b.qp), WQE_QPS_RTS);
+	CHECK_EQ(arena_changed(cur), 0);
+	penv_close(&e);
+}
+
 int main(void)
 {
 	static const enum wqe_qp_type types[] = {WQE_QPT_RC, WQE_QPT_UC, WQE_QPT_UD};
@@ -472,5 +515,6 @@ int main(void)
 			raw_case(types[t], (enum raw)r);
 	}
 	unsignaled_case();
+	dbrec_far_ahead();
 	return test_finish();
 }
