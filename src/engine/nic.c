@@ -178,7 +178,7 @@ bool nic_push_cqe(struct nic *n, struct cqc *cq, const struct cqe *e)
 	return cqc_push(cq, e);
 }
 
-void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
+static void nic_tx_observe(struct nic *n, const uint8_t *frame, size_t len)
 {
 	if (n->trace) {
 		struct wqe_trace_event ev = {.kind = WQE_TRACE_TX, .qpn = n->tx_qpn,
@@ -189,8 +189,30 @@ void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
 	}
 	if (n->tx.tap)
 		wqe_pcap_write(n->tx.tap, frame, len, n->clock_ns);
+}
+
+void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
+{
+	nic_tx_observe(n, frame, len);
 	if (n->tx.xmit)
 		n->tx.xmit(n->tx.arg, frame, len);
+}
+
+uint8_t *nic_tx_buf(struct nic *n)
+{
+	uint8_t *b = n->tx.tx_buf ? n->tx.tx_buf(n->tx.arg) : NULL;
+
+	return b ? b : n->frame;
+}
+
+void nic_xmit_buf(struct nic *n, uint8_t *buf, size_t len)
+{
+	if (buf == n->frame || !n->tx.xmit_buf) {
+		nic_xmit(n, buf, len);
+		return;
+	}
+	nic_tx_observe(n, buf, len);
+	n->tx.xmit_buf(n->tx.arg, buf, len);
 }
 
 /* The QP a doorbell value names: mlx5 writes the control segment's first

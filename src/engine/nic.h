@@ -98,6 +98,11 @@ struct eng_qp {
  * capture tap, and the clock. */
 struct nic_tx {
 	void (*xmit)(void *arg, const uint8_t *frame, size_t len);
+	/* Optional (both or neither): a buffer of at least NIC_FRAME_MAX bytes,
+	 * NIC_FRAME_SHIFT past a 16-byte boundary, to build the next frame in
+	 * (NULL: none now), and sending a frame built there without a copy. */
+	uint8_t *(*tx_buf)(void *arg);
+	void (*xmit_buf)(void *arg, uint8_t *buf, size_t len);
 	/* The next frame waiting for this NIC, in place (NULL if none), and
 	 * giving it back once processed: no copy on the way in. */
 	const uint8_t *(*rx_peek)(void *arg, size_t *len);
@@ -182,6 +187,14 @@ bool nic_push_cqe(struct nic *n, struct cqc *cq, const struct cqe *e);
 
 /* Sends one frame to the link and the tap. */
 void nic_xmit(struct nic *n, const uint8_t *frame, size_t len);
+
+/* Where to build the next frame: a buffer of the link's, sent by
+ * nic_xmit_buf() without a copy, or else n->frame. */
+uint8_t *nic_tx_buf(struct nic *n);
+
+/* Sends a frame built in the buffer nic_tx_buf() returned (to the tap and
+ * the trace too); the buffer is the link's afterwards. */
+void nic_xmit_buf(struct nic *n, uint8_t *buf, size_t len);
 
 /* The NIC's clock in nanoseconds (also stored in clock_ns). */
 uint64_t nic_now(struct nic *n);

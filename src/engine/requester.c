@@ -236,8 +236,9 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		e->req.psn = e->req.resume_first;
 		wqe_pktz_seek(&z, e->req.resume_psn);
 	}
-	while (wqe_pktz_next(&z, n->frame, NIC_FRAME_MAX, &len, NULL) == 1) {
-		nic_xmit(n, n->frame, len);
+	for (uint8_t *buf = nic_tx_buf(n);
+	     wqe_pktz_next(&z, buf, NIC_FRAME_MAX, &len, NULL) == 1; buf = nic_tx_buf(n)) {
+		nic_xmit_buf(n, buf, len);
 		e->stats.packets_sent++;
 		e->stats.bytes_sent += len;
 	}

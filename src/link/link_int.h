@@ -30,6 +30,9 @@ struct link_port {
 	struct link_frame *q;
 	uint32_t head, tail;
 	struct link_port *inner; /* fault link: the port on the inner link */
+	/* loopback: the pool buffer handed out by tx_buf for the next frame
+	 * (kept when a frame could not be queued) */
+	uint8_t *spare;
 };
 
 /* Frame buffers of LINK_FRAME_MAX bytes, recycled: after warm-up a link
@@ -51,6 +54,11 @@ struct wqe_link {
 	uint32_t users;
 	struct link_port port[LINK_MAX_PORTS];
 	void (*xmit)(void *port, const uint8_t *frame, size_t len);
+	/* Optional: a buffer of LINK_FRAME_MAX bytes (POOL_SHIFT past a 16-byte
+	 * boundary) for the sender to build its next frame in, and sending a
+	 * frame built there without copying it; NULL when the link has none. */
+	uint8_t *(*tx_buf)(void *port);
+	void (*xmit_buf)(void *port, uint8_t *buf, size_t len);
 	const uint8_t *(*rx_peek)(void *port, size_t *len);
 	void (*rx_done)(void *port);
 	struct wqe_link_stats stats;

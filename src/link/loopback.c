@@ -6,40 +6,81 @@
 
 #include "link/link_int.h"
 
-/* Queues a copy of @frame for the port whose MAC is the frame's destination. */
-static void loop_xmit(void *port, const uint8_t *frame, size_t len)
+/* The port whose MAC is the frame's destination and whose queue has room,
+ * or NULL (counted as a drop). */
+static struct link_port *loop_route(struct link_port *from, const uint8_t *frame, size_t len)
 {
-	struct link_port *from = port;
 	struct wqe_link *l = from->link;
 
 	l->stats.frames++;
 	if (len < 6 || len > LINK_FRAME_MAX) {
 		l->stats.no_destination++;
-		return;
+		return NULL;
 	}
 	for (uint32_t i = 0; i < LINK_MAX_PORTS; i++) {
 		struct link_port *to = &l->port[i];
-		uint8_t *copy;
 
 		if (!to->used || to == from || memcmp(to->mac, frame, 6))
 			continue;
 		if (to->head - to->tail == LINK_QUEUE) {
 			l->stats.queue_full++;
-			return;
+			return NULL;
 		}
-		copy = pool_get(&l->pool);
-		if (!copy) {
-			l->stats.queue_full++;
-			return;
-		}
-		memcpy(copy, frame, len);
-		to->q[to->head % LINK_QUEUE].data = copy;
-		to->q[to->head % LINK_QUEUE].len = len;
-		to->head++;
-		l->stats.delivered++;
-		return;
+		return to;
 	}
 	l->stats.no_destination++;
+	return NULL;
+}
+
+static void loop_enqueue(struct link_port *to, uint8_t *buf, size_t len)
+{
+	to->q[to->head % LINK_QUEUE].data = buf;
+	to->q[to->head % LINK_QUEUE].len = len;
+	to->head++;
+	to->link->stats.delivered++;
+}
+
+/* Queues a copy of @frame for the port whose MAC is the frame's destination. */
+static void loop_xmit(void *port, const uint8_t *frame, size_t len)
+{
+	struct link_port *to = loop_route(port, frame, len);
+	uint8_t *copy;
+
+	if (!to)
+		return;
+	copy = pool_get(&to->link->pool);
+	if (!copy) {
+		to->link->stats.queue_full++;
+		return;
+	}
+	memcpy(copy, frame, len);
+	loop_enqueue(to, copy, len);
+}
+
+static uint8_t *loop_tx_buf(void *port)
+{
+	struct link_port *p = port;
+
+	if (!p->spare)
+		p->spare = pool_get(&p->link->pool);
+	return p->spare;
+}
+
+/* Queues the buffer loop_tx_buf handed out, as it is: no copy. A frame that
+ * cannot be queued leaves the buffer with the port for the next one. */
+static void loop_xmit_buf(void *port, uint8_t *buf, size_t len)
+{
+	struct link_port *from = port, *to;
+
+	if (buf != from->spare) {
+		loop_xmit(port, buf, len);
+		return;
+	}
+	to = loop_route(from, buf, len);
+	if (!to)
+		return;
+	from->spare = NULL;
+	loop_enqueue(to, buf, len);
 }
 
 static const uint8_t *loop_rx_peek(void *port, size_t *len)
@@ -72,6 +113,8 @@ struct wqe_link *wqe_link_loopback_create(void)
 	}
 	l->kind = LINK_LOOPBACK;
 	l->xmit = loop_xmit;
+	l->tx_buf = loop_tx_buf;
+	l->xmit_buf = loop_xmit_buf;
 	l->rx_peek = loop_rx_peek;
 	l->rx_done = loop_rx_done;
 	return l;

@@ -43,6 +43,7 @@ void link_port_detach(struct link_port *p)
 			pool_put(&l->pool, p->q[i % LINK_QUEUE].data);
 		free(p->q);
 	}
+	pool_put(&l->pool, p->spare);
 	if (p->inner) {
 		link_port_detach(p->inner);
 		l->inner->users--;

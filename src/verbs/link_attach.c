@@ -26,6 +26,8 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	ctx->link = l;
 	ctx->port = p;
 	ctx->nic->tx.xmit = l ? l->xmit : NULL;
+	ctx->nic->tx.tx_buf = l ? l->tx_buf : NULL;
+	ctx->nic->tx.xmit_buf = l ? l->xmit_buf : NULL;
 	ctx->nic->tx.rx_peek = l ? l->rx_peek : NULL;
 	ctx->nic->tx.rx_done = l ? l->rx_done : NULL;
 	ctx->nic->tx.arg = p;
