@@ -209,12 +209,13 @@ static void pktz_qp_of(const struct nic *n, const struct qpc *q, struct wqe_pktz
 	p->sgid = n->port.gid[q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0];
 }
 
-/* Gathers, packetizes and transmits every packet of @f. */
-static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
+/* Gathers, packetizes and transmits every packet of @f; returns how many. */
+static uint32_t send_all(struct nic *n, struct qpc *q, struct fetched *f)
 {
 	struct eng_qp *e = q->eng;
 	struct wqe_pktz_qp pq;
 	struct wqe_pktz z;
+	uint32_t sent = 0;
 	size_t len;
 
 	n->tx_qpn = q->qpn;
@@ -228,7 +229,7 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	}
 	if (wqe_pktz_init(&z, &pq, &f->d, e->req.resume ? e->req.resume_first : e->req.psn,
 			  f->iov, f->niov, e->req.ip_id))
-		return;
+		return 0;
 	if (e->req.resume) {
 		/* A retry: skip the packets already acknowledged (a partly
 		 * answered READ asks only for the rest). */
@@ -239,6 +240,7 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	for (uint8_t *buf = nic_tx_buf(n);
 	     wqe_pktz_next(&z, buf, NIC_FRAME_MAX, &len, NULL) == 1; buf = nic_tx_buf(n)) {
 		nic_xmit_buf(n, buf, len);
+		sent++;
 		e->stats.packets_sent++;
 		e->stats.bytes_sent += len;
 	}
@@ -275,6 +277,7 @@ static void send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		sq_retire(q->sq, f->nblocks);
 	}
 	e->req.fetch = f->start + f->nblocks;
+	return sent;
 }
 
 static void trace_fetch(struct nic *n, struct qpc *q, const struct fetched *f)
@@ -326,9 +329,10 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 {
 	struct eng_req *r = &q->eng->req;
 	static _Thread_local struct fetched f;
+	uint32_t pkts = 0;
 	int done = 0;
 
-	while (done < budget && (q->state == WQE_QPS_RTS)) {
+	while (done < budget && pkts < REQ_PKT_BUDGET && q->state == WQE_QPS_RTS) {
 		uint32_t pi = sq_ring_producer(q->sq, r->fetch);
 		enum wqe_wc_status st;
 		uint64_t blocks0;
@@ -358,7 +362,7 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			break;
 		}
 		trace_fetch(n, q, &f);
-		send_all(n, q, &f);
+		pkts += send_all(n, q, &f);
 		done++;
 	}
 	return done;

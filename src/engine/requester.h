@@ -12,6 +12,11 @@
 /* Processes up to @budget WQEs of @q; returns the WQEs handled. */
 int req_run(struct nic *n, struct qpc *q, int budget);
 
+/* A pass of req_run() starts no further WQE once it has sent this many
+ * packets (a WQE it started is sent whole): the frames in flight between
+ * two progress calls stay within the caches, and other QPs get their turn. */
+#define REQ_PKT_BUDGET 64u
+
 /* With the checks left to the NIC, a WQE posted while @q is below RTS:
  * complete it with LOC_QP_OP_ERR, move the QP to ERR, flush the rest.
  * Returns 1 if there was one. */
