@@ -61,6 +61,34 @@ struct wqe_pktz_qp {
 	uint32_t flow_label; /* IPv6 only */
 };
 
+/* Ethernet 14 + IPv6 40 + UDP 8: the headers a template holds. */
+#define WQE_PKTZ_TMPL_MAX 62u
+
+/*
+ * A cache of the Ethernet, IP and UDP headers of the last packet built on
+ * some path, for iterators that wqe_pktz_use_tmpl() points at it. A packet
+ * whose path (MACs, GIDs, traffic class, hop limit, flow label) is the
+ * template's copies those headers and fills in the lengths, the IPv4
+ * identification and checksum and the UDP source port, instead of building
+ * them field by field; a packet on another path is built in full and
+ * becomes the template. Frames are byte for byte the same either way.
+ * Zero it before first use; the fields are the packetizer's.
+ */
+struct wqe_pktz_tmpl {
+	uint8_t valid;
+	uint8_t ipver;
+	uint8_t len;          /* bytes of hdr: up to the BTH */
+	uint8_t tclass;
+	uint8_t hop_limit;
+	uint32_t flow_label;
+	uint8_t dmac[6];
+	uint8_t smac[6];
+	union wqe_gid sgid;
+	union wqe_gid dgid;
+	uint32_t ip_sum;      /* IPv4: header sum with length, id, checksum 0 */
+	uint8_t hdr[WQE_PKTZ_TMPL_MAX];
+};
+
 /* The state of expanding one WQE; lives wherever the caller likes. */
 struct wqe_pktz {
 	struct wqe_pktz_qp qp;
@@ -75,6 +103,8 @@ struct wqe_pktz {
 	uint32_t iov_i;
 	uint32_t iov_off;
 	uint16_t ip_id;    /* IPv4 identification of the next packet */
+	struct wqe_pktz_tmpl *tmpl; /* wqe_pktz_use_tmpl(); NULL: none */
+	int8_t tmpl_ok;    /* -1: not looked at yet, 0: no match, 1: match */
 };
 
 /*
@@ -93,6 +123,14 @@ struct wqe_pktz {
 WQE_API int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp,
 			  const struct wqe_desc *d, uint32_t first_psn, const struct wqe_iov *iov,
 			  uint32_t niov, uint16_t ip_id);
+
+/*
+ * wqe_pktz_use_tmpl - let the iterator use and refresh @t (see struct
+ * wqe_pktz_tmpl) for the packets it builds from now on; NULL stops it.
+ * @t must stay valid while the iterator is used, and be used by one thread
+ * at a time.
+ */
+WQE_API void wqe_pktz_use_tmpl(struct wqe_pktz *z, struct wqe_pktz_tmpl *t);
 
 /*
  * wqe_pktz_next - build the next request packet into @buf.

@@ -19,6 +19,7 @@
 #include "tables/keys.h"
 #include "tables/qpc.h"
 #include "wqe/desc.h"
+#include "wqe/packetize.h"
 #include "wqe/trace.h"
 #include "wqe/wire.h"
 #include "engine/responder.h"
@@ -136,6 +137,9 @@ struct nic {
 	 * misaligned payload is several times slower here (bench/RESULTS.md). */
 	uint8_t frame_store[NIC_FRAME_MAX + 16] __attribute__((aligned(16)));
 	uint8_t *frame;
+	/* The headers of the last request packet: the next one on the same
+	 * path copies them (wqe/packetize.h, struct wqe_pktz_tmpl). */
+	struct wqe_pktz_tmpl req_tmpl;
 	struct nic_port port;
 	struct key_table keys;
 	struct qp_table qps;

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/bytes.h"
+
 #define PSN_MASK 0xffffffu
 
 static uint32_t mtu_bytes(const struct wqe_pktz *z)
@@ -166,6 +168,145 @@ static void gather(struct wqe_pktz *z, uint8_t *dst, uint32_t len)
 	}
 }
 
+void wqe_pktz_use_tmpl(struct wqe_pktz *z, struct wqe_pktz_tmpl *t)
+{
+	z->tmpl = t;
+	z->tmpl_ok = -1;
+}
+
+/* The BTH of packet @i (padcnt is the builder's). */
+static void bth_of(const struct wqe_pktz *z, uint32_t i, uint32_t mtu, struct wqe_bth *b)
+{
+	const struct wqe_desc *d = z->d;
+	bool last = i + 1 == z->npkts;
+
+	memset(b, 0, sizeof(*b));
+	b->opcode = opcode_of(z, i);
+	b->pkey = z->qp.pkey;
+	b->destqp = z->qp.dest_qpn & PSN_MASK;
+	b->psn = (z->first_psn + (is_read(d) ? (uint32_t)(z->off / mtu) : i)) & PSN_MASK;
+	/* SE only on the last packet of a solicited SEND or WRITE_WITH_IMM. */
+	b->se = last && d->solicited &&
+		(d->op <= WQE_OP_SEND_WITH_INV || d->op == WQE_OP_RDMA_WRITE_WITH_IMM);
+	/* AckReq: RC only, on the last packet of a SEND/WRITE and on atomics,
+	 * and every WQE_PKTS_PER_ACKREQ packets of a long message. A READ
+	 * request needs none: its responses are the acknowledgement. */
+	if (z->qp.type == WQE_QPT_RC && !is_read(d))
+		b->ackreq = last || (i % WQE_PKTS_PER_ACKREQ) == WQE_PKTS_PER_ACKREQ - 1;
+}
+
+static bool tmpl_matches(const struct wqe_pktz_tmpl *t, const struct wqe_pktz_qp *q)
+{
+	return t->valid && t->tclass == q->tclass && t->hop_limit == q->hop_limit &&
+	       t->flow_label == q->flow_label && !memcmp(t->dmac, q->dmac, 6) &&
+	       !memcmp(t->smac, q->smac, 6) && !memcmp(t->sgid.raw, q->sgid.raw, 16) &&
+	       !memcmp(t->dgid.raw, q->dgid.raw, 16);
+}
+
+/* Keeps the Ethernet, IP and UDP headers of a frame just built on the
+ * iterator's path, with the fields that change per packet zeroed. */
+static void tmpl_capture(struct wqe_pktz_tmpl *t, const struct wqe_pktz_qp *q,
+			 const uint8_t *frame, const struct wqe_pkt_layout *lay)
+{
+	uint8_t *l3 = t->hdr + WQE_ETH_LEN, *l4;
+	uint32_t sum = 0;
+
+	t->valid = 0;
+	if (lay->l3_off != WQE_ETH_LEN || lay->bth_off > WQE_PKTZ_TMPL_MAX)
+		return;
+	memcpy(t->hdr, frame, lay->bth_off);
+	l4 = t->hdr + lay->l4_off;
+	if (lay->ipver == 4) {
+		put_be16(l3 + 2, 0);  /* total length */
+		put_be16(l3 + 4, 0);  /* identification */
+		put_be16(l3 + 10, 0); /* checksum */
+		for (uint32_t k = 0; k < WQE_IPV4_LEN; k += 2)
+			sum += get_be16(l3 + k);
+	} else {
+		put_be16(l3 + 4, 0); /* payload length */
+	}
+	put_be16(l4, 0);     /* source port */
+	put_be16(l4 + 4, 0); /* length */
+	t->ip_sum = sum;
+	t->len = (uint8_t)lay->bth_off;
+	t->ipver = lay->ipver;
+	t->tclass = q->tclass;
+	t->hop_limit = q->hop_limit;
+	t->flow_label = q->flow_label;
+	memcpy(t->dmac, q->dmac, 6);
+	memcpy(t->smac, q->smac, 6);
+	t->sgid = q->sgid;
+	t->dgid = q->dgid;
+	t->valid = 1;
+}
+
+/* Headers a request packet can carry besides the BTH. */
+#define REQ_EXT_HDRS                                                                        \
+	((uint32_t)WQE_HDR_DETH | WQE_HDR_RETH | WQE_HDR_ATOMICETH | WQE_HDR_IMMDT | WQE_HDR_IETH)
+
+/*
+ * Packet @i from the template: the same bytes wqe_pkt_build_hdrs() and
+ * wqe_pkt_build_finish() write, with the Ethernet, IP and UDP headers
+ * copied. Returns 1, or 0 when the packet is one for the full builder
+ * (nothing written that matters then: it writes the whole frame again).
+ */
+static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len, uint32_t i,
+			  uint32_t mtu, uint32_t plen)
+{
+	const struct wqe_pktz_tmpl *t = z->tmpl;
+	struct wqe_wire_opinfo info;
+	struct wqe_pkt x; /* the extension headers only */
+	struct wqe_bth bth;
+	uint32_t padcnt = (0u - plen) & 3u, udp_len, ip_len, sum;
+	uint8_t *l3 = buf + WQE_ETH_LEN, *l4, *b;
+	size_t frame_len;
+
+	bth_of(z, i, mtu, &bth);
+	if (wqe_wire_opcode_info(bth.opcode, &info) || (info.hdrs & ~(REQ_EXT_HDRS | WQE_HDR_BTH)) ||
+	    (plen && !info.has_payload))
+		return 0;
+	udp_len = WQE_UDP_LEN + info.hdr_len + plen + padcnt + WQE_ICRC_LEN;
+	ip_len = t->ipver == 4 ? WQE_IPV4_LEN + udp_len : udp_len;
+	frame_len = (size_t)t->len + info.hdr_len + plen + padcnt + WQE_ICRC_LEN;
+	if (ip_len > 0xffff || frame_len > cap)
+		return 0;
+	memcpy(buf, t->hdr, t->len);
+	l4 = buf + t->len - WQE_UDP_LEN;
+	if (t->ipver == 4) {
+		put_be16(l3 + 2, (uint16_t)ip_len);
+		put_be16(l3 + 4, z->ip_id);
+		sum = t->ip_sum + ip_len + z->ip_id;
+		sum = (sum & 0xffffu) + (sum >> 16);
+		sum = (sum & 0xffffu) + (sum >> 16);
+		put_be16(l3 + 10, (uint16_t)~sum);
+	} else {
+		put_be16(l3 + 4, (uint16_t)udp_len);
+	}
+	put_be16(l4, z->qp.udp_sport);
+	put_be16(l4 + 4, (uint16_t)udp_len);
+	b = buf + t->len;
+	bth.padcnt = (uint8_t)padcnt;
+	b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);
+	fill_ext(z, &x);
+	/* In the order of the header bits, as the builder writes them. */
+	if (info.hdrs & WQE_HDR_DETH)
+		b += wqe_deth_encode(&x.deth, b, WQE_DETH_LEN);
+	if (info.hdrs & WQE_HDR_RETH)
+		b += wqe_reth_encode(&x.reth, b, WQE_RETH_LEN);
+	if (info.hdrs & WQE_HDR_ATOMICETH)
+		b += wqe_atomiceth_encode(&x.atomiceth, b, WQE_ATOMICETH_LEN);
+	if (info.hdrs & WQE_HDR_IMMDT)
+		b += wqe_immdt_encode(&x.immdt, b, WQE_IMMDT_LEN);
+	if (info.hdrs & WQE_HDR_IETH)
+		b += wqe_ieth_encode(&x.ieth, b, WQE_IETH_LEN);
+	gather(z, b, plen);
+	memset(b + plen, 0, padcnt + WQE_ICRC_LEN);
+	put_le32(buf + frame_len - WQE_ICRC_LEN,
+		 wqe_icrc(l3, frame_len - WQE_ICRC_LEN - WQE_ETH_LEN, t->ipver));
+	*len = frame_len;
+	return 1;
+}
+
 int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 		  struct wqe_pkt *hdrs)
 {
@@ -173,7 +314,6 @@ int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 	uint32_t i = z->next, mtu, plen = 0;
 	struct wqe_pkt_layout lay;
 	struct wqe_pkt p;
-	bool last;
 	int err;
 
 	if (i >= z->npkts)
@@ -184,22 +324,16 @@ int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 
 		plen = rest > mtu ? mtu : (uint32_t)rest;
 	}
-	last = i + 1 == z->npkts;
+	if (z->tmpl && !hdrs) {
+		if (z->tmpl_ok < 0)
+			z->tmpl_ok = tmpl_matches(z->tmpl, &z->qp);
+		if (z->tmpl_ok && next_from_tmpl(z, buf, cap, len, i, mtu, plen))
+			goto advance;
+	}
 	memset(&p, 0, sizeof(p));
 	fill_path(z, &p);
 	fill_ext(z, &p);
-	p.bth.opcode = opcode_of(z, i);
-	p.bth.pkey = z->qp.pkey;
-	p.bth.destqp = z->qp.dest_qpn & PSN_MASK;
-	p.bth.psn = (z->first_psn + (is_read(d) ? (uint32_t)(z->off / mtu) : i)) & PSN_MASK;
-	/* SE only on the last packet of a solicited SEND or WRITE_WITH_IMM. */
-	p.bth.se = last && d->solicited &&
-		   (d->op <= WQE_OP_SEND_WITH_INV || d->op == WQE_OP_RDMA_WRITE_WITH_IMM);
-	/* AckReq: RC only, on the last packet of a SEND/WRITE and on atomics,
-	 * and every WQE_PKTS_PER_ACKREQ packets of a long message. A READ
-	 * request needs none: its responses are the acknowledgement. */
-	if (z->qp.type == WQE_QPT_RC && !is_read(d))
-		p.bth.ackreq = last || (i % WQE_PKTS_PER_ACKREQ) == WQE_PKTS_PER_ACKREQ - 1;
+	bth_of(z, i, mtu, &p.bth);
 	err = wqe_pkt_build_hdrs(&p, plen, buf, cap, &lay);
 	if (err)
 		return err;
@@ -212,6 +346,11 @@ int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 		hdrs->payload_len = plen;
 		hdrs->hdrs = 0;
 	}
+	if (z->tmpl && z->tmpl_ok != 1) {
+		tmpl_capture(z->tmpl, &z->qp, buf, &lay);
+		z->tmpl_ok = z->tmpl->valid ? 1 : 0;
+	}
+advance:
 	z->off += plen;
 	z->next++;
 	z->ip_id++;

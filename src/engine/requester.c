@@ -230,6 +230,7 @@ static uint32_t send_all(struct nic *n, struct qpc *q, struct fetched *f)
 	if (wqe_pktz_init(&z, &pq, &f->d, e->req.resume ? e->req.resume_first : e->req.psn,
 			  f->iov, f->niov, e->req.ip_id))
 		return 0;
+	wqe_pktz_use_tmpl(&z, &n->req_tmpl);
 	if (e->req.resume) {
 		/* A retry: skip the packets already acknowledged (a partly
 		 * answered READ asks only for the rest). */
