@@ -144,8 +144,10 @@ static void fill_ext(const struct wqe_pktz *z, struct wqe_pkt *p)
 	p->atomiceth.rkey = d->rkey;
 	p->atomiceth.swap_add = d->swap_add;
 	p->atomiceth.compare = d->op == WQE_OP_ATOMIC_CMP_AND_SWP ? d->compare : 0;
-	p->deth.qkey = (d->ud.qkey & 0x80000000u) ? z->qp.qkey : d->ud.qkey;
-	p->deth.srcqp = z->qp.qpn;
+	/* Every field of every header, DETH's reserved byte included: the
+	 * template path encodes these from a struct wqe_pkt it did not clear. */
+	p->deth = (struct wqe_deth){.qkey = (d->ud.qkey & 0x80000000u) ? z->qp.qkey : d->ud.qkey,
+				    .srcqp = z->qp.qpn};
 }
 
 static void gather(struct wqe_pktz *z, uint8_t *dst, uint32_t len)
