@@ -343,6 +343,8 @@ struct wqe_qp_attr {
  *           out of range (PSN or QPN over 24 bits, MTU, port, P_Key index,
  *           sgid_index, timeout, retry counts, rd_atomic over 16); CUR_STATE
  *           that is not the QP's state.
+ *   ENOMEM  no memory for the responder resources MAX_DEST_RD_ATOMIC asks
+ *           for (they are allocated when the QP is given them).
  * Moving to RESET empties both queues with no completions and resets the
  * counters. Moving to ERR completes every outstanding request of both
  * queues with WQE_WC_WR_FLUSH_ERR (as the engine makes progress).

@@ -130,6 +130,7 @@ static void retry_from(struct nic *n, struct qpc *q, uint32_t psn)
 	r->resume_psn = psn_lt(psn, f->first_psn) ? f->first_psn : psn;
 	r->psn = f->first_psn;
 	r->fl_head = r->fl_tail;
+	r->tx_open = false; /* a message cut short is sent again from @psn */
 	r->rd_atomic = 0;
 	r->stalled = false;
 	r->retrans_at = 0;
@@ -308,6 +309,13 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	switch (syn) {
 	case WQE_AETH_NAK_PSN_SEQ_ERR:
 		q->eng->stats.seq_naks_received++;
+		/* The responder has every packet before the one it names (rxe
+		 * moves comp.psn there): forward progress, so the retry count
+		 * starts again; only retries that get no further run it down. */
+		if (psn_lt(r->comp_psn, p->bth.psn)) {
+			r->comp_psn = p->bth.psn;
+			forward_progress(n, q);
+		}
 		n->retry_why = "NAK PSN sequence error";
 		transport_retry(n, q, p->bth.psn);
 		return;
@@ -344,8 +352,9 @@ void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 
 	if (q->type != WQE_QPT_RC || q->state == WQE_QPS_ERR || !head(r))
 		return;
-	/* A response for a PSN not yet sent is bogus (or from an old life). */
-	if (!psn_lt(p->bth.psn, r->psn))
+	/* A response for a PSN not yet sent is bogus (or from an old life);
+	 * a message cut short (tx_open) has sent up to tx_psn. */
+	if (!psn_lt(p->bth.psn, r->tx_open ? r->tx_psn : r->psn))
 		return;
 	if (op == 0x11) { /* ACKNOWLEDGE */
 		if (psn_lt(p->bth.psn, r->comp_psn) &&

@@ -88,6 +88,7 @@ static int flush_sq(struct qpc *q)
 	/* Nothing is in flight any more: the requester starts after these. */
 	q->eng->req.fetch = ci;
 	q->eng->req.fl_head = q->eng->req.fl_tail = 0;
+	q->eng->req.tx_open = false;
 	q->eng->req.rd_atomic = 0;
 	return n;
 }

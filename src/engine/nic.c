@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "engine/nic.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,21 +48,39 @@ void nic_destroy(struct nic *n)
 	free(n);
 }
 
+/* A request packet's responder state and stats.packets_received are
+ * contiguous and fit three cache lines (struct eng_qp). */
+static_assert(offsetof(struct eng_qp, stats.packets_received) + sizeof(uint64_t) -
+			      offsetof(struct eng_qp, resp.stats.requests) <=
+		      3 * 64,
+	      "a request packet's responder state fits three cache lines");
+
+/*
+ * One allocation for the engine's state and the in-flight table. Not
+ * aligned to 64 bytes on purpose: bench_scale at 16384 QPs ran at 0.45x
+ * the 1-QP rate with this structure 64-byte aligned (by hand, within a
+ * malloc block) and at 0.60x with malloc's 16-byte alignment, although
+ * callgrind's cache simulation counted 20 % fewer misses per message
+ * aligned.
+ */
+static struct eng_qp *eng_alloc(uint32_t nflight)
+{
+	struct eng_qp *e = calloc(1, sizeof(*e) + (size_t)nflight * sizeof(struct inflight));
+
+	if (!e)
+		return NULL;
+	e->req.inflight = (struct inflight *)(e + 1);
+	e->req.nflight = nflight;
+	return e;
+}
+
 int nic_qp_create(struct nic *n, struct qpc *q)
 {
-	q->eng = calloc(1, sizeof(*q->eng));
+	q->eng = eng_alloc(q->sq->nblocks);
 	if (!q->eng)
 		return ENOMEM;
 	q->eng->nic = n;
-	q->eng->req.nflight = q->sq->nblocks;
-	q->eng->req.inflight = calloc(q->sq->nblocks, sizeof(*q->eng->req.inflight));
-	if (!q->eng->req.inflight) {
-		free(q->eng);
-		q->eng = NULL;
-		return ENOMEM;
-	}
 	if (qp_table_add(&n->qps, q)) {
-		free(q->eng->req.inflight);
 		free(q->eng);
 		q->eng = NULL;
 		return ENOMEM;
@@ -75,9 +95,15 @@ void nic_qp_destroy(struct nic *n, struct qpc *q)
 		if (n->active[i] == q)
 			n->active[i--] = n->active[--n->nactive];
 	qp_table_remove(&n->qps, q->qpn);
-	free(q->eng->req.inflight);
+	resp_destroy(&q->eng->resp);
 	free(q->eng);
 	q->eng = NULL;
+}
+
+int nic_qp_reserve(struct nic *n, struct qpc *q, uint32_t max_dest_rd_atomic)
+{
+	(void)n;
+	return resp_res_reserve(&q->eng->resp, max_dest_rd_atomic);
 }
 
 void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
@@ -92,18 +118,24 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 	}
 	if (s == WQE_QPS_RTR && q->state == WQE_QPS_INIT)
 		resp_start(n, q);
+	resp_modified(q);
 	q->state = s;
 	if (s == WQE_QPS_RESET) {
 		bool active = e->active;
-
 		struct inflight *fl = e->req.inflight;
 		uint32_t nfl = e->req.nflight;
+		struct resp_res *res = e->resp.res;
+		uint32_t cap = e->resp.res_cap;
 
 		memset(e, 0, sizeof(*e));
+		if (res)
+			memset(res, 0, cap * sizeof(*res));
 		e->nic = n;
 		e->active = active;
 		e->req.inflight = fl;
 		e->req.nflight = nfl;
+		e->resp.res = res;
+		e->resp.res_cap = cap;
 	}
 	if (s == WQE_QPS_ERR)
 		nic_kick(q); /* flush what is outstanding */
@@ -113,9 +145,12 @@ static uint32_t doorbell_qpn(const struct nic *n, const uint8_t val[8]);
 
 void nic_doorbell(struct nic *n, const uint8_t val[8])
 {
+	uint32_t qpn = doorbell_qpn(n, val);
+	struct qpc *q;
+
 	if (n->trace) {
 		struct wqe_trace_event ev = {.kind = WQE_TRACE_DOORBELL,
-					     .qpn = doorbell_qpn(n, val),
+					     .qpn = qpn,
 					     .wqe_counter = n->format == WQE_FORMAT_RXE
 								    ? get_be32(val + 4)
 								    : get_be32(val) >> 8 & 0xffff,
@@ -126,12 +161,9 @@ void nic_doorbell(struct nic *n, const uint8_t val[8])
 	/* The NIC takes the QP number from the write as it arrives; the
 	 * mailbox only keeps the last writes for whoever wants to see them. */
 	doorbell_write(&n->db, val);
-	{
-		struct qpc *q = qp_table_find(&n->qps, doorbell_qpn(n, val));
-
-		if (q)
-			nic_kick(q);
-	}
+	q = qp_table_find(&n->qps, qpn);
+	if (q)
+		nic_kick(q);
 }
 
 void nic_kick(struct qpc *q)
@@ -274,7 +306,7 @@ static bool progress_qp(struct nic *n, struct qpc *q, uint64_t now, int *work)
 			*work += flush_qp(n, q);
 		/* Keep looking while WQEs wait behind the doorbell record. */
 		q->eng->doorbell = q->state == WQE_QPS_RTS &&
-				   r->fetch != sq_ring_producer(q->sq, r->fetch);
+				   (r->tx_open || r->fetch != sq_ring_producer(q->sq, r->fetch));
 	}
 	return q->eng->doorbell ||
 	       (q->state == WQE_QPS_RTS && (r->retrans_at || r->rnr_at || r->fl_head != r->fl_tail));

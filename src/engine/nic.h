@@ -34,24 +34,28 @@ struct nic_port {
 	uint16_t pkey[4];
 };
 
-/* Per-QP statistics the engine keeps (wqe/link.h struct wqe_qp_stats). */
+/* Per-QP statistics the engine keeps (wqe/link.h struct wqe_qp_stats),
+ * placed for struct eng_qp: packets_received (every packet in, request or
+ * response) first, beside the responder's per-packet state; the
+ * requester's per-message counters last, beside the requester's state. */
 struct nic_qp_stats {
-	uint64_t wqes_fetched;
-	uint64_t wqe_fetch_blocks;  /* 64-byte blocks read from the ring */
-	uint64_t payload_reads;     /* host-memory reads for payload (one per SGE) */
-	uint64_t payload_bytes;
+	uint64_t packets_received;
 	uint64_t inline_wqes;
 	uint64_t fence_stalls;
 	uint64_t rd_atomic_stalls;
-	uint64_t packets_sent;
-	uint64_t bytes_sent;
-	uint64_t packets_received;
 	uint64_t wqe_errors;
 	uint64_t flushed;
 	uint64_t retransmits;       /* retry sequences started */
 	uint64_t timeouts;
 	uint64_t rnr_naks_received;
 	uint64_t seq_naks_received;
+	/* per message sent */
+	uint64_t wqes_fetched;
+	uint64_t wqe_fetch_blocks;  /* 64-byte blocks read from the ring */
+	uint64_t payload_reads;     /* host-memory reads for payload (one per SGE) */
+	uint64_t payload_bytes;
+	uint64_t packets_sent;
+	uint64_t bytes_sent;
 };
 
 /* An RC WQE whose packets have left and that waits for its response. */
@@ -84,15 +88,30 @@ struct eng_req {
 	bool resume;             /* the next WQE sent resumes at resume_psn */
 	uint32_t resume_first;   /* its first PSN */
 	uint32_t resume_psn;
+	/* A WQE a pass left with packets unsent (REQ_PKT_BUDGET): the next
+	 * pass goes on with it, from tx_psn, before anything else. */
+	bool tx_open;
+	uint32_t tx_start;       /* its first block */
+	uint32_t tx_first_psn;
+	uint32_t tx_psn;         /* the next PSN to send */
 };
 
+/*
+ * The engine's state for one QP, laid out for the cache lines a packet
+ * touches (bench_scale, many QPs): a request packet of an RDMA WRITE or
+ * SEND touches the responder's per-packet tail and stats.packets_received,
+ * 176 bytes in a row; a message sent touches the requester's per-message
+ * counters (the end of @stats), @nic, @doorbell, @active and @req, 136
+ * bytes in a row. The in-flight table follows the structure in the same
+ * allocation (nic_qp_create()).
+ */
 struct eng_qp {
-	struct nic *nic;        /* the NIC this QP lives in */
-	struct nic_qp_stats stats;
-	struct eng_req req;
 	struct eng_resp resp;
+	struct nic_qp_stats stats;
+	struct nic *nic;        /* the NIC this QP lives in */
 	bool doorbell;          /* the doorbell register named this QP */
 	bool active;            /* on the NIC's list of QPs with work or timers */
+	struct eng_req req;
 };
 
 /* Where the NIC's frames go and come from: the attached link, the
@@ -174,7 +193,12 @@ const struct nic_ah *nic_ah_find(const struct nic *n, uint32_t ah_num);
 /* Commands. Each returns 0 or a positive errno. */
 int nic_qp_create(struct nic *n, struct qpc *q);
 void nic_qp_destroy(struct nic *n, struct qpc *q);
-/* Applies a state change already validated by the state machine. */
+/* Makes room for what a modify is about to give @q (responder resources
+ * for @max_dest_rd_atomic): call before changing the QP context; ENOMEM
+ * with nothing changed. */
+int nic_qp_reserve(struct nic *n, struct qpc *q, uint32_t max_dest_rd_atomic);
+/* Applies a modify already validated by the state machine: called after
+ * every modify, state change or not (its attributes may have changed). */
 void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s);
 
 /* Marks @q as having work: progress will look at it. */

@@ -209,17 +209,12 @@ static void pktz_qp_of(const struct nic *n, const struct qpc *q, struct wqe_pktz
 	p->sgid = n->port.gid[q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0];
 }
 
-/* Gathers, packetizes and transmits every packet of @f; returns how many. */
-static uint32_t send_all(struct nic *n, struct qpc *q, struct fetched *f)
+/* Starts expanding @f into packets, the first with PSN @first_psn. */
+static bool pktz_start(struct nic *n, struct qpc *q, struct fetched *f, uint32_t first_psn,
+		       struct wqe_pktz *z)
 {
-	struct eng_qp *e = q->eng;
 	struct wqe_pktz_qp pq;
-	struct wqe_pktz z;
-	uint32_t sent = 0;
-	size_t len;
 
-	n->tx_qpn = q->qpn;
-	n->tx_counter = f->start;
 	pktz_qp_of(n, q, &pq);
 	if (q->type == WQE_QPT_UD) {
 		pq.sgid = n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
@@ -227,10 +222,56 @@ static uint32_t send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		if (!f->d.ud.udp_sport)
 			f->d.ud.udp_sport = q->av.udp_sport;
 	}
-	if (wqe_pktz_init(&z, &pq, &f->d, e->req.resume ? e->req.resume_first : e->req.psn,
-			  f->iov, f->niov, e->req.ip_id))
+	if (wqe_pktz_init(z, &pq, &f->d, first_psn, f->iov, f->niov, q->eng->req.ip_id))
+		return false;
+	wqe_pktz_use_tmpl(z, &n->req_tmpl);
+	return true;
+}
+
+/* Gathers, packetizes and transmits the next packets of @f, @budget at
+ * most, adding them to *@sent; true once its last packet has left. */
+static bool send_pkts(struct nic *n, struct qpc *q, const struct fetched *f, struct wqe_pktz *z,
+		      uint32_t budget, uint32_t *sent)
+{
+	struct eng_qp *e = q->eng;
+	size_t len;
+
+	n->tx_qpn = q->qpn;
+	n->tx_counter = f->start;
+	for (uint8_t *buf = nic_tx_buf(n);
+	     *sent < budget && wqe_pktz_next(z, buf, NIC_FRAME_MAX, &len, NULL) == 1;
+	     buf = nic_tx_buf(n)) {
+		nic_xmit_buf(n, buf, len);
+		(*sent)++;
+		e->stats.packets_sent++;
+		e->stats.bytes_sent += len;
+	}
+	n->tx_qpn = 0;
+	n->tx_counter = 0;
+	e->req.ip_id = z->ip_id;
+	return z->next >= z->npkts;
+}
+
+/* Remembers where @z stopped, for send_rest(). */
+static void leave_open(struct eng_req *r, const struct fetched *f, const struct wqe_pktz *z)
+{
+	r->tx_open = true;
+	r->tx_start = f->start;
+	r->tx_first_psn = z->first_psn;
+	r->tx_psn = (z->first_psn + z->next) & 0xffffff;
+}
+
+/* Starts sending @f: at most @budget packets now, the rest from
+ * send_rest() at the next passes. Returns the packets sent. */
+static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32_t budget)
+{
+	struct eng_qp *e = q->eng;
+	struct wqe_pktz z;
+	uint32_t sent = 0;
+	bool done;
+
+	if (!pktz_start(n, q, f, e->req.resume ? e->req.resume_first : e->req.psn, &z))
 		return 0;
-	wqe_pktz_use_tmpl(&z, &n->req_tmpl);
 	if (e->req.resume) {
 		/* A retry: skip the packets already acknowledged (a partly
 		 * answered READ asks only for the rest). */
@@ -238,16 +279,7 @@ static uint32_t send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		e->req.psn = e->req.resume_first;
 		wqe_pktz_seek(&z, e->req.resume_psn);
 	}
-	for (uint8_t *buf = nic_tx_buf(n);
-	     wqe_pktz_next(&z, buf, NIC_FRAME_MAX, &len, NULL) == 1; buf = nic_tx_buf(n)) {
-		nic_xmit_buf(n, buf, len);
-		sent++;
-		e->stats.packets_sent++;
-		e->stats.bytes_sent += len;
-	}
-	n->tx_qpn = 0;
-	n->tx_counter = 0;
-	e->req.ip_id = z.ip_id;
+	done = send_pkts(n, q, f, &z, budget, &sent);
 	/* Every transport numbers its packets; UD's PSN counts too (as rxe). */
 	e->req.psn = (e->req.psn + z.npsn) & 0xffffff;
 	if (f->d.is_inline)
@@ -260,6 +292,8 @@ static uint32_t send_all(struct nic *n, struct qpc *q, struct fetched *f)
 			e->stats.payload_bytes += f->iov[i].len;
 		}
 	if (q->type == WQE_QPT_RC) {
+		/* In flight from its first packet: an ACK or NAK for any of its
+		 * PSNs finds it. */
 		struct inflight *fl = &e->req.inflight[e->req.fl_head++ % e->req.nflight];
 
 		fl->start = f->start;
@@ -272,11 +306,13 @@ static uint32_t send_all(struct nic *n, struct qpc *q, struct fetched *f)
 		if (op_is_rd_atomic(f->d.op))
 			e->req.rd_atomic++;
 		comp_arm(n, q);
-	} else {
+	} else if (done) {
 		/* UC and UD complete when their last packet has left. */
 		complete(q, f, WQE_WC_SUCCESS);
 		sq_retire(q->sq, f->nblocks);
 	}
+	if (!done)
+		leave_open(&e->req, f, &z);
 	e->req.fetch = f->start + f->nblocks;
 	return sent;
 }
@@ -326,6 +362,59 @@ static bool may_start(struct nic *n, struct qpc *q, const struct fetched *f)
 	return true;
 }
 
+/*
+ * Goes on with the WQE a pass left open: fetched and checked again (the
+ * NIC holds no copy of it; its ring blocks stay until it completes), then
+ * up to @budget more of its packets. A WQE that no longer passes (a raw
+ * ring writer changed it, or its region went away) fails as at its first
+ * fetch, after the packets already sent. Returns the packets sent.
+ */
+static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint32_t budget)
+{
+	struct eng_qp *e = q->eng;
+	struct eng_req *r = &e->req;
+	uint32_t next = r->fetch, sent = 0;
+	uint64_t wqes = e->stats.wqes_fetched, blocks = e->stats.wqe_fetch_blocks;
+	enum wqe_wc_status st;
+	struct wqe_pktz z;
+
+	r->fetch = r->tx_start;
+	st = fetch(q, sq_ring_producer(q->sq, r->tx_start) - r->tx_start, f);
+	r->fetch = next;
+	/* Not a new fetch for the counters. */
+	e->stats.wqes_fetched = wqes;
+	e->stats.wqe_fetch_blocks = blocks;
+	if (st == WQE_WC_SUCCESS && f->nblocks != next - r->tx_start)
+		st = refuse(f, WQE_CHECK_WELL_FORMED, "WQE changed size while being sent",
+			    WQE_WC_LOC_QP_OP_ERR);
+	if (st == WQE_WC_SUCCESS)
+		st = check(n, q, f);
+	if (st == WQE_WC_SUCCESS && !pktz_start(n, q, f, r->tx_first_psn, &z))
+		st = refuse(f, WQE_CHECK_WELL_FORMED, "WQE changed while being sent",
+			    WQE_WC_LOC_QP_OP_ERR);
+	if (st == WQE_WC_SUCCESS && wqe_pktz_seek(&z, r->tx_psn))
+		st = refuse(f, WQE_CHECK_WELL_FORMED, "WQE changed length while being sent",
+			    WQE_WC_LOC_QP_OP_ERR);
+	if (st != WQE_WC_SUCCESS) {
+		r->tx_open = false;
+		if (q->type == WQE_QPT_RC)
+			r->fl_head--; /* its in-flight entry, the newest */
+		r->fetch = r->tx_start;
+		fail(n, q, f, st);
+		return 0;
+	}
+	if (send_pkts(n, q, f, &z, budget, &sent)) {
+		r->tx_open = false;
+		if (q->type != WQE_QPT_RC) {
+			complete(q, f, WQE_WC_SUCCESS);
+			sq_retire(q->sq, f->nblocks);
+		}
+	} else {
+		r->tx_psn = (z.first_psn + z.next) & 0xffffff;
+	}
+	return sent;
+}
+
 int req_run(struct nic *n, struct qpc *q, int budget)
 {
 	struct eng_req *r = &q->eng->req;
@@ -333,6 +422,12 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 	uint32_t pkts = 0;
 	int done = 0;
 
+	if (r->tx_open && q->state == WQE_QPS_RTS && !r->rnr_at) {
+		pkts += send_rest(n, q, &f, REQ_PKT_BUDGET);
+		done++;
+		if (r->tx_open)
+			return done;
+	}
 	while (done < budget && pkts < REQ_PKT_BUDGET && q->state == WQE_QPS_RTS) {
 		uint32_t pi = sq_ring_producer(q->sq, r->fetch);
 		enum wqe_wc_status st;
@@ -363,7 +458,7 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			break;
 		}
 		trace_fetch(n, q, &f);
-		pkts += send_all(n, q, &f);
+		pkts += send_wqe(n, q, &f, REQ_PKT_BUDGET - pkts);
 		done++;
 	}
 	return done;

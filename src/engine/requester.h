@@ -12,9 +12,10 @@
 /* Processes up to @budget WQEs of @q; returns the WQEs handled. */
 int req_run(struct nic *n, struct qpc *q, int budget);
 
-/* A pass of req_run() starts no further WQE once it has sent this many
- * packets (a WQE it started is sent whole): the frames in flight between
- * two progress calls stay within the caches, and other QPs get their turn. */
+/* A pass of req_run() sends at most this many packets: a longer message
+ * goes on at the next pass, before any later WQE (as a NIC interleaves
+ * QPs packet by packet). The frames in flight between two progress calls
+ * stay within the caches, and other QPs get their turn. */
 #define REQ_PKT_BUDGET 64u
 
 /* With the checks left to the NIC, a WQE posted while @q is below RTS:

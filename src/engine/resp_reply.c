@@ -15,6 +15,21 @@
 #include "common/bytes.h"
 #include "engine/resp_int.h"
 
+/* The path facts a response's headers come from, as reply_path() reads
+ * them from the QP and the port. */
+struct resp_path {
+	uint8_t src[16];        /* this port's GID at the QP's sgid index */
+	uint8_t dst[16];        /* the QP's destination GID */
+	uint8_t dmac[6];
+	uint8_t smac[6];
+	uint32_t flow_label;
+	uint32_t dest_qpn;
+	uint16_t udp_sport;
+	uint16_t pkey;
+	uint8_t tclass;
+	uint8_t hop_limit;
+};
+
 /* The path facts of @c's responses, as reply_hdrs() uses them. */
 static void reply_path(const struct resp_ctx *c, struct resp_path *k)
 {
@@ -23,7 +38,6 @@ static void reply_path(const struct resp_ctx *c, struct resp_path *k)
 	uint8_t gi = q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0;
 	uint16_t pi = q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0;
 
-	memset(k, 0, sizeof(*k)); /* the padding too: templates compare it */
 	memcpy(k->src, n->port.gid[gi].raw, 16);
 	memcpy(k->dst, q->av.dgid.raw, 16);
 	memcpy(k->dmac, q->av.dmac, 6);
@@ -87,23 +101,24 @@ static void reply_xmit(struct resp_ctx *c, const struct wqe_pkt *p, const uint8_
 	reply_send(c, buf, lay.frame_len);
 }
 
-/* Builds @c's ACK template for path @k; false if the frame cannot be built
- * (it always can: an ACK on an IPv4 or IPv6 path). */
-static bool ack_template(struct resp_ctx *c, const struct resp_path *k, struct resp_ack_tmpl *t)
+/* Builds @c's ACK template from the QP's path; false if the frame cannot
+ * be built (it always can: an ACK on an IPv4 or IPv6 path). */
+static bool ack_template(struct resp_ctx *c, struct resp_ack_tmpl *t)
 {
 	uint8_t buf[RESP_ACK_TMPL_MAX + WQE_ICRC_LEN];
 	struct wqe_pkt_layout lay;
+	struct resp_path k;
 	struct wqe_pkt p;
 
 	t->len = 0;
-	reply_hdrs(c, k, &p, WQE_WIRE_RC_ACKNOWLEDGE, 0, 0);
+	reply_path(c, &k);
+	reply_hdrs(c, &k, &p, WQE_WIRE_RC_ACKNOWLEDGE, 0, 0);
 	p.ip_id = 0;
 	p.aeth.msn = 0;
 	if (wqe_pkt_build_hdrs(&p, 0, buf, sizeof(buf), &lay))
 		return false;
 	assert(lay.icrc_off <= RESP_ACK_TMPL_MAX);
 	memcpy(t->frame, buf, lay.icrc_off);
-	t->path = *k;
 	t->len = (uint8_t)lay.icrc_off;
 	t->ipver = lay.ipver;
 	t->l3_off = (uint8_t)lay.l3_off;
@@ -166,10 +181,10 @@ static void count_ack(struct resp_stats *st, uint8_t syndrome)
 void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn)
 {
 	struct resp_ack_tmpl *t = &c->r->ack;
-	struct resp_path k;
 
-	reply_path(c, &k);
-	if ((t->len && !memcmp(&k, &t->path, sizeof(k))) || ack_template(c, &k, t))
+	/* The template stays valid until the QP is modified: nothing else
+	 * changes its path (resp_modified()). */
+	if (t->len || ack_template(c, t))
 		send_ack_tmpl(c, t, syndrome, psn);
 	count_ack(&c->r->stats, syndrome);
 }

@@ -6,10 +6,46 @@
  * requester never has more outstanding, so the oldest is reused (rxe
  * rxe_prepare_res()).
  */
+#include <assert.h>
+#include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/resp_int.h"
+
+/*
+ * The slots live outside struct eng_resp, sized by the largest
+ * max_dest_rd_atomic the QP was given: most QPs never see a READ or an
+ * atomic, and the slots would cost every packet's cache lines if they sat
+ * among the per-packet state. A QP that never had slots behaves as if it
+ * had all-empty ones.
+ */
+int resp_res_reserve(struct eng_resp *r, uint32_t n)
+{
+	struct resp_res *res;
+
+	if (n > RESP_MAX_RD_ATOMIC)
+		n = RESP_MAX_RD_ATOMIC;
+	if (n <= r->res_cap)
+		return 0;
+	res = calloc(n, sizeof(*res));
+	if (!res)
+		return ENOMEM;
+	if (r->res)
+		memcpy(res, r->res, r->res_cap * sizeof(*res));
+	free(r->res);
+	r->res = res;
+	r->res_cap = n;
+	return 0;
+}
+
+void resp_destroy(struct eng_resp *r)
+{
+	free(r->res);
+	r->res = NULL;
+	r->res_cap = 0;
+}
 
 static uint32_t nres(const struct qpc *q)
 {
@@ -20,12 +56,17 @@ static uint32_t nres(const struct qpc *q)
 	return m < RESP_MAX_RD_ATOMIC ? m : RESP_MAX_RD_ATOMIC;
 }
 
+/* Only reached with max_dest_rd_atomic > 0 (chk_resource()), which the
+ * QP got through a modify that reserved that many slots. */
 struct resp_res *resp_res_new(struct resp_ctx *c, uint8_t kind)
 {
 	struct eng_resp *r = c->r;
 	const struct wqe_pkt *p = c->p;
 	uint32_t max = nres(c->q);
-	struct resp_res *res = &r->res[r->res_head % max];
+	struct resp_res *res;
+
+	assert(r->res && max <= r->res_cap);
+	res = &r->res[r->res_head % max];
 
 	r->res_head = (r->res_head + 1) % max;
 	memset(res, 0, sizeof(*res));
@@ -48,6 +89,8 @@ struct resp_res *resp_res_find(struct eng_resp *r, const struct qpc *q, uint32_t
 {
 	uint32_t max = nres(q);
 
+	if (max > r->res_cap)
+		max = r->res_cap; /* the slots past it were never written */
 	for (uint32_t i = 0; i < max; i++) {
 		struct resp_res *res = &r->res[i];
 

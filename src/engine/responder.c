@@ -693,12 +693,23 @@ void resp_start(struct nic *n, struct qpc *q)
 {
 	struct eng_resp *r = &q->eng->resp;
 	struct resp_stats st = r->stats;
+	struct resp_res *res = r->res;
+	uint32_t cap = r->res_cap;
 
 	(void)n;
 	memset(r, 0, sizeof(*r));
+	if (res)
+		memset(res, 0, cap * sizeof(*res));
+	r->res = res;
+	r->res_cap = cap;
 	r->stats = st;
 	r->epsn = q->rq_psn & RESP_PSN_MASK;
 	r->ack_psn = r->epsn;
+}
+
+void resp_modified(struct qpc *q)
+{
+	q->eng->resp.ack.len = 0;
 }
 
 void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)

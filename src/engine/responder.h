@@ -47,33 +47,38 @@ enum resp_drop {
 };
 const char *resp_drop_str(enum resp_drop d);
 
-/* Per-QP responder counters. */
+/* Per-QP responder counters. The ones every request packet of an RDMA
+ * WRITE or SEND moves come last, next to the rest of the responder's
+ * per-packet state (struct eng_resp). */
 struct resp_stats {
-	uint64_t requests;           /* request packets handed to the responder */
-	uint64_t acks;               /* ACKNOWLEDGE packets with an ACK syndrome */
 	uint64_t naks[RESP_NAK_COUNT];
 	uint64_t rnr_naks;
 	uint64_t read_responses;     /* READ response packets */
 	uint64_t atomic_acks;
 	uint64_t duplicates;         /* RC packets behind the expected PSN */
 	uint64_t out_of_seq;         /* RC packets ahead of it (all dropped) */
-	uint64_t bytes_placed;       /* bytes written to host memory (UD GRH included) */
 	uint64_t bytes_read;         /* bytes sent in READ responses */
 	uint64_t atomics;            /* atomics executed (replays excluded) */
-	uint64_t messages;           /* messages completed (MSN increments) */
 	uint64_t recv_cqes;          /* receive completions written */
 	uint64_t drops[RESP_DROP_COUNT];
+	/* per packet */
+	uint64_t requests;           /* request packets handed to the responder */
+	uint64_t messages;           /* messages completed (MSN increments) */
+	uint64_t bytes_placed;       /* bytes written to host memory (UD GRH included) */
+	uint64_t acks;               /* ACKNOWLEDGE packets with an ACK syndrome */
 };
 
 /* A READ or atomic the responder has accepted, kept for replay (C9-148). */
 struct resp_res {
-	uint8_t kind;           /* RESP_RES_NONE, _READ, _ATOMIC */
+	union {
+		uint64_t va;    /* READ: RETH of the original request */
+		uint64_t orig;  /* atomic: the value before it executed */
+	};
 	uint32_t first_psn;
 	uint32_t last_psn;
-	uint64_t va;            /* READ: RETH of the original request */
-	uint32_t rkey;
-	uint32_t len;
-	uint64_t orig;          /* atomic: the value before it executed */
+	uint32_t rkey;          /* READ */
+	uint32_t len;           /* READ */
+	uint8_t kind;           /* RESP_RES_NONE, _READ, _ATOMIC */
 };
 
 enum { RESP_RES_NONE = 0, RESP_RES_READ = 1, RESP_RES_ATOMIC = 2 };
@@ -98,32 +103,18 @@ struct resp_write {
 /* Which message is open (between FIRST and LAST). */
 enum { RESP_OPEN_NONE = 0, RESP_OPEN_SEND = 1, RESP_OPEN_WRITE = 2 };
 
-/* The path facts a response's headers come from, as resp_reply.c reads
- * them from the QP and the port (compared whole: zero the padding). */
-struct resp_path {
-	uint8_t src[16];        /* this port's GID at the QP's sgid index */
-	uint8_t dst[16];        /* the QP's destination GID */
-	uint8_t dmac[6];
-	uint8_t smac[6];
-	uint32_t flow_label;
-	uint32_t dest_qpn;
-	uint16_t udp_sport;
-	uint16_t pkey;
-	uint8_t tclass;
-	uint8_t hop_limit;
-};
-
 /* Ethernet + IPv6 + UDP + BTH + AETH: the longest ACK before its ICRC. */
 #define RESP_ACK_TMPL_MAX 78u
 
 /*
  * The QP's ACKNOWLEDGE frame up to the ICRC as the frame builder wrote it
- * (IPv4 identification, PSN, syndrome and MSN 0), and the path it was
- * built for: an ACK on the same path patches those four fields and
- * computes the ICRC instead of building the frame again (resp_reply.c).
+ * (IPv4 identification, PSN, syndrome and MSN 0): an ACK patches those
+ * four fields and computes the ICRC instead of building the frame again
+ * (resp_reply.c). Built from the QP's path (address vector, destination
+ * QP, P_Key index) and the port's addresses; forgotten whenever the QP is
+ * modified (resp_modified()), the only way its path changes.
  */
 struct resp_ack_tmpl {
-	struct resp_path path;
 	uint8_t len;            /* frame bytes before the ICRC; 0: none built */
 	uint8_t ipver;
 	uint8_t l3_off;
@@ -131,23 +122,42 @@ struct resp_ack_tmpl {
 	uint8_t frame[RESP_ACK_TMPL_MAX];
 };
 
-/* The responder's state for one QP. */
+/*
+ * The responder's state for one QP. What a request packet of an RDMA WRITE
+ * or SEND touches is at the end, from the per-packet counters of @stats on
+ * (168 bytes, the NIC's packets_received just after them: see struct
+ * eng_qp); what READ, atomics and SEND reach besides comes first.
+ */
 struct eng_resp {
+	struct resp_res *res;   /* replay slots (res_cap of them, NULL: none) */
+	uint32_t res_cap;       /* allocated slots (resp_res_reserve()) */
+	uint32_t res_head;      /* next resource slot to reuse */
+	struct resp_rwqe wqe;
+	struct resp_stats stats;
+	/* per packet */
 	uint32_t epsn;          /* expected PSN */
 	uint32_t ack_psn;       /* PSN after the last SEND/WRITE/atomic executed */
 	uint32_t msn;           /* message sequence number, 24 bits */
+	uint32_t last_path;     /* states the last packet went through (1 << state) */
+	uint16_t ip_id;         /* IPv4 identification of the next response */
 	uint8_t open;           /* RESP_OPEN_* */
 	bool sent_psn_nak;      /* RC: a PSN NAK is outstanding */
 	bool drop_msg;          /* UC: dropping until the next FIRST/ONLY */
-	uint16_t ip_id;         /* IPv4 identification of the next response */
-	struct resp_rwqe wqe;
 	struct resp_write wr;
-	uint32_t res_head;      /* next resource slot to reuse */
-	struct resp_res res[RESP_MAX_RD_ATOMIC];
-	uint32_t last_path;     /* states the last packet went through (1 << state) */
-	struct resp_stats stats;
-	struct resp_ack_tmpl ack; /* resp_reply.c's; rebuilt when the path changes */
+	struct resp_ack_tmpl ack; /* resp_reply.c's */
 };
+
+/* Makes room for @n READ/atomic replay slots (at most RESP_MAX_RD_ATOMIC)
+ * before max_dest_rd_atomic becomes @n; slots are never given back until
+ * resp_destroy(). 0, or ENOMEM with nothing changed. */
+int resp_res_reserve(struct eng_resp *r, uint32_t n);
+
+/* Frees what resp_res_reserve() allocated. */
+void resp_destroy(struct eng_resp *r);
+
+/* The QP's attributes may have changed (modify_qp): forget the ACK
+ * template built from its path. */
+void resp_modified(struct qpc *q);
 
 /* The QP enters RTR: start expecting rq_psn, MSN 0, no resources. */
 void resp_start(struct nic *n, struct qpc *q);

@@ -6,18 +6,17 @@
  *
  * Encoding follows the liburing habit: plan (validate and size the whole
  * request, touching nothing), then one setter per segment, in order,
- * straight into the ring, then zeroes to the end of the last block. A
- * setter writes every byte of its segment, reserved ones included, in its
- * own byte order, so no byte is written twice. A WQE that would run past
- * the ring's end is written into a staging copy first (encode_at).
+ * straight into the ring, then zeroes to the end of the last block. The
+ * setters and the writer are in mlx5_wqe.h, shared with the post path; a
+ * WQE that would run past the ring's end is written into a staging copy
+ * first (mlx5_write_wrapped).
  */
 #include "fmt/mlx5.h"
+#include "fmt/mlx5_wqe.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
-#include "common/bytes.h"
 #include "tables/catalog.h"
 
 #define MLX5_KNOWN_SEND_FLAGS                                                          \
@@ -99,50 +98,35 @@ const struct mlx5_transport mlx5_transports[3][WQE_OP_COUNT] = {
 #undef ATOMIC
 #undef DGRAM
 
-/* Everything the encoder decided about one request before writing. */
-struct mlx5_plan {
-	enum wqe_op op;
-	const struct catalog_entry *cat; /* &catalog_ops[op] */
-	unsigned int segs;               /* MLX5_SEG_* */
-	bool is_inline;                  /* an inline segment is written (total > 0) */
-	uint32_t inline_len;
-	uint32_t ds;
-	uint32_t nblocks;
-};
-
-/* The data part of the plan: DS of the data segments or of the inline
- * segment; 0 or EINVAL. */
-static int plan_data(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
-		     struct mlx5_plan *p, uint32_t *data_ds)
+/* Sums the SGEs of @wr and counts the non-empty ones; for an INLINE
+ * request also checks that each non-empty one has an address to copy from
+ * and that the total fits max_inline_data. 0 or EINVAL. */
+static int scan_sges(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+		     uint64_t *total, uint32_t *nseg)
 {
-	uint64_t total = 0;
-	uint32_t nseg = 0;
+	uint64_t sum = 0;
+	uint32_t n = 0;
 	int i;
 
-	p->is_inline = false;
-	p->inline_len = 0;
 	if (!(wr->send_flags & WQE_SEND_INLINE)) {
 		for (i = 0; i < wr->num_sge; i++)
-			nseg += wr->sg_list[i].length != 0;
-		*data_ds = nseg;
+			n += wr->sg_list[i].length != 0;
+		*total = 0; /* not needed without INLINE */
+		*nseg = n;
 		return 0;
 	}
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct wqe_sge *sge = &wr->sg_list[i];
 
-		total += sge->length;
+		sum += sge->length;
 		/* inline bytes are read from this address: it must be one */
 		if (sge->length && !sge->addr)
 			return EINVAL;
 	}
-	if (total > qp->max_inline_data)
+	if (sum > qp->max_inline_data)
 		return EINVAL;
-	/* set_data_inl_seg: a zero total adds no DS and no header */
-	p->is_inline = total != 0;
-	p->inline_len = (uint32_t)total;
-	*data_ds = total ? (uint32_t)(mlx5_align(total + MLX5_INL_HDR_BYTES, MLX5_DS_BYTES) /
-				      MLX5_DS_BYTES)
-			 : 0;
+	*total = sum;
+	*nseg = 0;
 	return 0;
 }
 
@@ -150,224 +134,30 @@ static int plan_data(const struct wqe_encode_qp *qp, const struct wqe_send_wr *w
 static int plan_wr(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
 		   struct mlx5_plan *p)
 {
-	const struct mlx5_transport *tr;
-	uint32_t data_ds, ds;
+	const struct catalog_entry *cat;
+	enum wqe_op op;
+	uint64_t total;
+	uint32_t nseg;
 	int err;
 
-	if (!mlx5_qpt_valid(qp->qp_type) || !catalog_op_from_wr(wr->opcode, &p->op))
+	if (!mlx5_qpt_valid(qp->qp_type) || !catalog_op_from_wr(wr->opcode, &op))
 		return EINVAL;
-	p->cat = &catalog_ops[p->op];
+	cat = &catalog_ops[op];
 	if (wr->send_flags & ~(unsigned int)MLX5_KNOWN_SEND_FLAGS)
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
 	if (wr->num_sge > 0 && !wr->sg_list)
 		return EINVAL;
-	if ((wr->send_flags & WQE_SEND_INLINE) && !p->cat->inline_ok)
+	if ((wr->send_flags & WQE_SEND_INLINE) && !cat->inline_ok)
 		return EINVAL;
 	if (qp->qp_type == WQE_QPT_UD && ud_send(wr) && !wr->wr.ud.ah)
 		return EINVAL;
-	err = plan_data(qp, wr, p, &data_ds);
+	err = scan_sges(qp, wr, &total, &nseg);
 	if (err)
 		return err;
-	tr = &mlx5_transports[qp->qp_type - WQE_QPT_RC][p->op];
-	p->segs = tr->segs;
-	ds = tr->fixed_ds + data_ds; /* data_ds <= 2^31: no wrap */
-	if (ds > MLX5_MAX_DS)
-		return EINVAL;
-	p->ds = ds;
-	p->nblocks = (uint32_t)(mlx5_align(ds * MLX5_DS_BYTES, WQE_BLOCK_SIZE) / WQE_BLOCK_SIZE);
-	return 0;
-}
-
-/* The 4 immediate bytes: imm_data as it lies in memory, or the rkey. */
-static void ctrl_imm(const struct wqe_send_wr *wr, const struct mlx5_plan *p, uint8_t imm[4])
-{
-	if (p->cat->has_imm)
-		memcpy(imm, &wr->imm_data, 4); /* already network order */
-	else if (p->op == WQE_OP_SEND_WITH_INV)
-		put_be32(imm, wr->invalidate_rkey);
-	else
-		memset(imm, 0, 4);
-}
-
-static uint8_t ctrl_fm_ce_se(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr)
-{
-	uint8_t v = 0;
-
-	if (wr->send_flags & WQE_SEND_FENCE)
-		v |= MLX5_CTRL_FENCE;
-	if ((wr->send_flags & WQE_SEND_SIGNALED) || qp->sq_sig_all)
-		v |= MLX5_CTRL_CQ_UPDATE;
-	if (wr->send_flags & WQE_SEND_SOLICITED)
-		v |= MLX5_CTRL_SOLICITED;
-	return v;
-}
-
-/* struct mlx5_wqe_ctrl_seg */
-static void set_ctrl_seg(uint8_t seg[MLX5_CTRL_BYTES], uint32_t wqe_index, uint8_t opcode,
-			 uint32_t qpn, uint32_t ds, uint8_t fm_ce_se, const uint8_t imm[4])
-{
-	put_be32(seg, 0u << 24 | (wqe_index & 0xffffu) << 8 | opcode); /* opmod 0 */
-	put_be32(seg + 4, (qpn & MLX5_QPN_MASK) << 8 | ds);
-	seg[8] = 0;  /* signature: MLX5_QP_SIGNATURE is not modelled */
-	seg[9] = 0;  /* dci_stream_channel_id, reserved for RC/UC/UD */
-	seg[10] = 0;
-	seg[11] = fm_ce_se;
-	memcpy(seg + 12, imm, 4);
-}
-
-/* struct mlx5_wqe_raddr_seg */
-static void set_raddr_seg(uint8_t seg[MLX5_RADDR_BYTES], uint64_t raddr, uint32_t rkey)
-{
-	put_be64(seg, raddr);
-	put_be32(seg + 8, rkey);
-	put_be32(seg + 12, 0); /* reserved */
-}
-
-/* struct mlx5_wqe_atomic_seg; FAA leaves compare unwritten in the provider
- * (stale bytes), we write 0, as the provider's cleared ring holds. */
-static void set_atomic_seg(uint8_t seg[MLX5_ATOMIC_BYTES], uint64_t swap_add, uint64_t compare)
-{
-	put_be64(seg, swap_add);
-	put_be64(seg + 8, compare);
-}
-
-/*
- * struct mlx5_wqe_datagram_seg, filled as the provider fills it for a
- * RoCEv2 address: mlx5_create_ah builds the AV (rlid holds the UDP source
- * port; stat_rate_sl = static_rate << 4 | (sl & 7) << 1 on Ethernet, the
- * model has no static rate; grh_gid_fl has the GRH bit 30 clear, "reserved
- * for RoCE"), then _set_datagram_seg copies it and sets dqp_dct to
- * remote_qpn | MLX5_EXTENDED_UD_AV and the Q_Key.
- */
-static void set_dgram_seg(uint8_t seg[MLX5_DGRAM_BYTES], const struct wqe_ah_attr *ah,
-			  uint32_t remote_qpn, uint32_t qkey)
-{
-	put_be32(seg, qkey);
-	put_be32(seg + 4, 0); /* key.qkey.reserved */
-	put_be32(seg + 8, remote_qpn | MLX5_EXTENDED_UD_AV);
-	seg[12] = (uint8_t)((ah->sl & 7u) << 1); /* stat_rate_sl */
-	seg[13] = 0;                            /* fl_mlid */
-	put_be16(seg + 14, ah->udp_sport);      /* rlid */
-	put_be32(seg + 16, 0);                  /* reserved0 */
-	memcpy(seg + 20, ah->dmac, 6);          /* rmac */
-	seg[26] = ah->grh.traffic_class;
-	seg[27] = ah->grh.hop_limit;
-	put_be32(seg + 28, (uint32_t)ah->grh.sgid_index << 20 |
-				   (ah->grh.flow_label & MLX5_FLOW_LABEL_MASK));
-	memcpy(seg + 32, ah->grh.dgid.raw, 16); /* rgid */
-}
-
-/* The datagram segment of a UD request that is not a SEND: only a SEND
- * names an address handle (for any other opcode wr.ud.ah aliases
- * wr.rdma.remote_addr, and the provider would follow it). Extended AV,
- * QPN 0, the rest 0: the NIC refuses the opcode. */
-static void set_dgram_seg_empty(uint8_t seg[MLX5_DGRAM_BYTES])
-{
-	memset(seg, 0, MLX5_DGRAM_BYTES);
-	put_be32(seg + 8, MLX5_EXTENDED_UD_AV);
-}
-
-/* struct mlx5_wqe_data_seg */
-static void set_data_seg(uint8_t seg[MLX5_DATA_BYTES], uint32_t byte_count, uint32_t lkey,
-			 uint64_t addr)
-{
-	put_be32(seg, byte_count);
-	put_be32(seg + 4, lkey);
-	put_be64(seg + 8, addr);
-}
-
-/* The transport segments at @seg; returns the byte after them. */
-static uint8_t *put_transport(uint8_t *seg, const struct mlx5_plan *p,
-			      const struct wqe_send_wr *wr)
-{
-	bool cas = p->op == WQE_OP_ATOMIC_CMP_AND_SWP;
-
-	if (p->segs & MLX5_SEG_ATOMIC) {
-		set_raddr_seg(seg, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey);
-		seg += MLX5_RADDR_BYTES;
-		set_atomic_seg(seg, cas ? wr->wr.atomic.swap : wr->wr.atomic.compare_add,
-			       cas ? wr->wr.atomic.compare_add : 0);
-		seg += MLX5_ATOMIC_BYTES;
-	} else if (p->segs & MLX5_SEG_RADDR) {
-		set_raddr_seg(seg, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
-		seg += MLX5_RADDR_BYTES;
-	}
-	if (p->segs & MLX5_SEG_DGRAM) {
-		if (ud_send(wr))
-			set_dgram_seg(seg, &wr->wr.ud.ah->attr, wr->wr.ud.remote_qpn,
-				      wr->wr.ud.remote_qkey);
-		else
-			set_dgram_seg_empty(seg);
-		seg += MLX5_DGRAM_BYTES;
-	}
-	return seg;
-}
-
-/* One inline segment at @seg: header, every SGE's bytes, zero padding to
- * 16; returns the byte after it. */
-static uint8_t *put_inline(uint8_t *seg, const struct mlx5_plan *p, const struct wqe_send_wr *wr)
-{
-	size_t len = (size_t)mlx5_align(MLX5_INL_HDR_BYTES + p->inline_len, MLX5_DS_BYTES);
-	uint8_t *dst = seg + MLX5_INL_HDR_BYTES;
-	int i;
-
-	/* The padding is what the payload leaves of the last DS: clearing
-	 * that DS first is one store, a memset of the remainder a call. */
-	memset(seg + len - MLX5_DS_BYTES, 0, MLX5_DS_BYTES);
-	put_be32(seg, p->inline_len | MLX5_INLINE_SEG);
-	for (i = 0; i < wr->num_sge; i++) {
-		const struct wqe_sge *sge = &wr->sg_list[i];
-
-		if (sge->length) {
-			memcpy(dst, (const void *)(uintptr_t)sge->addr, sge->length);
-			dst += sge->length;
-		}
-	}
-	return seg + len;
-}
-
-/* One data segment per SGE of non-zero length (qp.c skips empty ones) at
- * @seg; returns the byte after them. */
-static uint8_t *put_data(uint8_t *seg, const struct mlx5_plan *p, const struct wqe_send_wr *wr)
-{
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++) {
-		const struct wqe_sge *sge = &wr->sg_list[i];
-
-		if (!sge->length)
-			continue;
-		set_data_seg(seg, p->cat->atomic ? MLX5_ATOMIC_SIZE : sge->length, sge->lkey,
-			     sge->addr);
-		seg += MLX5_DATA_BYTES;
-	}
-	return seg;
-}
-
-/*
- * The WQE of plan @p into @wqe, p->nblocks contiguous blocks: the segments
- * in order, then zeroes to the end of the last block.
- */
-static void write_wqe(uint8_t *wqe, const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
-		      const struct mlx5_plan *p, uint32_t wqe_index)
-{
-	uint8_t imm[4], *seg = wqe + MLX5_CTRL_BYTES;
-	uint8_t *end = wqe + (size_t)p->nblocks * WQE_BLOCK_SIZE;
-
-	ctrl_imm(wr, p, imm);
-	set_ctrl_seg(wqe, wqe_index, mlx5_opcodes[p->op], qp->qpn, p->ds, ctrl_fm_ce_se(qp, wr),
-		     imm);
-	seg = put_transport(seg, p, wr);
-	if (p->is_inline)
-		seg = put_inline(seg, p, wr);
-	else if (!(wr->send_flags & WQE_SEND_INLINE))
-		seg = put_data(seg, p, wr);
-	assert(seg == wqe + (size_t)p->ds * MLX5_DS_BYTES);
-	/* 0 to 3 DS: a store each, where a memset would be a call */
-	for (; seg < end; seg += MLX5_DS_BYTES)
-		memset(seg, 0, MLX5_DS_BYTES);
+	return mlx5_plan_layout(p, qp->qp_type, op, (wr->send_flags & WQE_SEND_INLINE) != 0, total,
+				nseg);
 }
 
 static bool ring_ok(const struct wqe_ring_view *ring)
@@ -378,22 +168,40 @@ static bool ring_ok(const struct wqe_ring_view *ring)
 	return n >= WQE_MAX_BLOCKS && (n & (n - 1)) == 0 && n <= (1u << 26);
 }
 
+const uint8_t mlx5_ctrl_of_flags[MLX5_FLAGS_CTRL_MASK + 1] = {
+	[WQE_SEND_FENCE] = MLX5_CTRL_FENCE,
+	[WQE_SEND_SIGNALED] = MLX5_CTRL_CQ_UPDATE,
+	[WQE_SEND_SOLICITED] = MLX5_CTRL_SOLICITED,
+	[WQE_SEND_FENCE | WQE_SEND_SIGNALED] = MLX5_CTRL_FENCE | MLX5_CTRL_CQ_UPDATE,
+	[WQE_SEND_FENCE | WQE_SEND_SOLICITED] = MLX5_CTRL_FENCE | MLX5_CTRL_SOLICITED,
+	[WQE_SEND_SIGNALED | WQE_SEND_SOLICITED] = MLX5_CTRL_CQ_UPDATE | MLX5_CTRL_SOLICITED,
+	[WQE_SEND_FENCE | WQE_SEND_SIGNALED | WQE_SEND_SOLICITED] =
+		MLX5_CTRL_FENCE | MLX5_CTRL_CQ_UPDATE | MLX5_CTRL_SOLICITED,
+};
+
+void mlx5_write_wrapped(const struct wqe_ring_view *ring, uint32_t slot,
+			const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
+			const struct mlx5_plan *p, uint32_t wqe_index)
+{
+	uint8_t staging[(MLX5_MAX_DS * MLX5_DS_BYTES + WQE_BLOCK_SIZE - 1) / WQE_BLOCK_SIZE *
+			WQE_BLOCK_SIZE];
+	uint32_t first = slot & (ring->nblocks - 1), fit = ring->nblocks - first;
+
+	mlx5_write_wqe(staging, qp, wr, p, wqe_index);
+	memcpy(ring->buf + (size_t)first * WQE_BLOCK_SIZE, staging, (size_t)fit * WQE_BLOCK_SIZE);
+	memcpy(ring->buf, staging + (size_t)fit * WQE_BLOCK_SIZE,
+	       (size_t)(p->nblocks - fit) * WQE_BLOCK_SIZE);
+}
+
 /*
  * Plans @wr and, if its WQE needs at most @room blocks, writes it at block
- * @slot of @ring (a valid one): straight into the ring, or, when it would
- * run past the ring's end, into a staging copy whose two pieces go to the
- * ring's end and to its start (the provider's WQE continues at block 0).
- * One call site of write_wqe(), so that it is inlined here.
+ * @slot of @ring (a valid one).
  */
 static int encode_at(const struct wqe_encode_qp *qp, const struct wqe_send_wr *wr,
 		     const struct wqe_ring_view *ring, uint32_t slot, uint32_t wqe_index,
 		     uint32_t room, uint32_t *nblocks)
 {
-	uint8_t staging[(MLX5_MAX_DS * MLX5_DS_BYTES + WQE_BLOCK_SIZE - 1) / WQE_BLOCK_SIZE *
-			WQE_BLOCK_SIZE];
-	uint32_t first = slot & (ring->nblocks - 1), fit = ring->nblocks - first;
 	struct mlx5_plan p;
-	bool wraps;
 	int err;
 
 	err = plan_wr(qp, wr, &p);
@@ -401,15 +209,7 @@ static int encode_at(const struct wqe_encode_qp *qp, const struct wqe_send_wr *w
 		return err;
 	if (p.nblocks > room)
 		return ENOMEM;
-	wraps = p.nblocks > fit;
-	write_wqe(wraps ? staging : ring->buf + (size_t)first * WQE_BLOCK_SIZE, qp, wr, &p,
-		  wqe_index);
-	if (wraps) {
-		memcpy(ring->buf + (size_t)first * WQE_BLOCK_SIZE, staging,
-		       (size_t)fit * WQE_BLOCK_SIZE);
-		memcpy(ring->buf, staging + (size_t)fit * WQE_BLOCK_SIZE,
-		       (size_t)(p.nblocks - fit) * WQE_BLOCK_SIZE);
-	}
+	mlx5_write_at(ring, slot, qp, wr, &p, wqe_index);
 	*nblocks = p.nblocks;
 	return 0;
 }

@@ -35,27 +35,6 @@ void sq_ring_fini(struct sq_ring *r)
 	r->buf = NULL;
 }
 
-uint32_t sq_ring_free_blocks(const struct sq_ring *r)
-{
-	/* Acquire pairs with the engine's release after it has finished
-	 * reading the blocks it retires: they may be overwritten now. */
-	uint32_t ci = atomic_load_explicit(&r->ci, memory_order_acquire);
-	uint32_t used = r->pi - ci + r->slot_blocks;
-
-	return used >= r->nblocks ? 0 : r->nblocks - used;
-}
-
-void sq_ring_publish(struct sq_ring *r)
-{
-	/* Release: every WQE byte written before this store is visible to
-	 * an engine that reads the doorbell record with acquire. */
-	uint32_t v = r->pi;
-
-	if (r->slot_blocks)
-		v = (r->pi / r->slot_blocks) & (r->nblocks / r->slot_blocks - 1);
-	atomic_store_explicit(&r->dbrec, v, memory_order_release);
-}
-
 uint32_t sq_ring_producer(const struct sq_ring *r, uint32_t ref)
 {
 	uint32_t v = atomic_load_explicit(&r->dbrec, memory_order_acquire);
@@ -65,11 +44,6 @@ uint32_t sq_ring_producer(const struct sq_ring *r, uint32_t ref)
 		return v;
 	mask = r->nblocks / r->slot_blocks - 1;
 	return ref + ((v - ref / r->slot_blocks) & mask) * r->slot_blocks;
-}
-
-uint8_t *sq_ring_block(const struct sq_ring *r, uint32_t counter)
-{
-	return r->buf + (size_t)(counter & (r->nblocks - 1)) * 64u;
 }
 
 int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride)
@@ -96,15 +70,6 @@ void rq_ring_fini(struct rq_ring *r)
 uint8_t *rq_ring_slot(const struct rq_ring *r, uint32_t counter)
 {
 	return r->buf + (size_t)(counter & (r->nslots - 1)) * r->stride;
-}
-
-void doorbell_write(struct doorbell_reg *d, const uint8_t val[8])
-{
-	if (d->head - d->tail == DB_MAILBOX)
-		d->tail++;
-	memcpy(d->val[d->head % DB_MAILBOX], val, 8);
-	d->head++;
-	d->writes++;
 }
 
 bool doorbell_read(struct doorbell_reg *d, uint8_t val[8])

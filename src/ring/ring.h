@@ -20,7 +20,9 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct sq_ring {
 	uint8_t *buf;            /* nblocks x 64 bytes, 64-byte aligned */
@@ -49,10 +51,29 @@ struct rq_ring {
 int sq_ring_init(struct sq_ring *r, uint32_t nblocks);
 void sq_ring_fini(struct sq_ring *r);
 /* Blocks free for the posting side (acquire on ci); with slots, one slot
- * is kept empty. */
-uint32_t sq_ring_free_blocks(const struct sq_ring *r);
+ * is kept empty. Inline, as the next three: the post path calls them on
+ * every post call. */
+static inline uint32_t sq_ring_free_blocks(const struct sq_ring *r)
+{
+	/* Acquire pairs with the engine's release after it has finished
+	 * reading the blocks it retires: they may be overwritten now. */
+	uint32_t ci = atomic_load_explicit(&r->ci, memory_order_acquire);
+	uint32_t used = r->pi - ci + r->slot_blocks;
+
+	return used >= r->nblocks ? 0 : r->nblocks - used;
+}
+
 /* Publishes pi in the doorbell record (one release store). */
-void sq_ring_publish(struct sq_ring *r);
+static inline void sq_ring_publish(struct sq_ring *r)
+{
+	/* Release: every WQE byte written before this store is visible to
+	 * an engine that reads the doorbell record with acquire. */
+	uint32_t v = r->pi;
+
+	if (r->slot_blocks)
+		v = (r->pi / r->slot_blocks) & (r->nblocks / r->slot_blocks - 1);
+	atomic_store_explicit(&r->dbrec, v, memory_order_release);
+}
 /*
  * The producer counter as the engine reads it from the doorbell record
  * (acquire), as a free-running block counter. @ref is a counter the engine
@@ -61,7 +82,10 @@ void sq_ring_publish(struct sq_ring *r);
  */
 uint32_t sq_ring_producer(const struct sq_ring *r, uint32_t ref);
 /* Pointer to block @counter (masked). */
-uint8_t *sq_ring_block(const struct sq_ring *r, uint32_t counter);
+static inline uint8_t *sq_ring_block(const struct sq_ring *r, uint32_t counter)
+{
+	return r->buf + (size_t)(counter & (r->nblocks - 1)) * 64u;
+}
 
 int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride);
 void rq_ring_fini(struct rq_ring *r);
@@ -81,7 +105,14 @@ struct doorbell_reg {
 	uint64_t writes;
 };
 
-void doorbell_write(struct doorbell_reg *d, const uint8_t val[8]);
+static inline void doorbell_write(struct doorbell_reg *d, const uint8_t val[8])
+{
+	if (d->head - d->tail == DB_MAILBOX)
+		d->tail++;
+	memcpy(d->val[d->head % DB_MAILBOX], val, 8);
+	d->head++;
+	d->writes++;
+}
 /* Takes the oldest write into @val; false if none. */
 bool doorbell_read(struct doorbell_reg *d, uint8_t val[8]);
 

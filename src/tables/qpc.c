@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 #include "tables/qpc.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define QPN_MAX 0xffffffu
+
+static_assert(offsetof(struct qpc, av.dgid) + sizeof(union wqe_gid) <= 64,
+	      "the receive filter's fields fit the context's first 64 bytes");
+static_assert(offsetof(struct qpc, qkey) + sizeof(uint32_t) <= 128,
+	      "the per-packet fields fit the context's first 128 bytes");
 
 int cqc_init(struct cqc *c, uint32_t depth)
 {

@@ -60,38 +60,44 @@ void cqc_fini(struct cqc *c);
 /* Engine side: add one completion; false (and overrun set) if the CQ is full. */
 bool cqc_push(struct cqc *c, const struct cqe *e);
 
+/*
+ * What every packet of the QP reads, sent or received, comes first: the
+ * receive filter's and the responder's fields (up to av.dgid) fill the
+ * first 64 bytes, the requester's the next 64 (the rest of the address
+ * vector, the queues); what only setup and retries read comes last. That
+ * is one and two cache lines where the context is 64-byte aligned.
+ */
 struct qpc {
 	uint32_t qpn;
 	enum wqe_qp_type type;
 	enum wqe_qp_state state;
 	enum wqe_format format;
 	uint32_t pd;
-	bool sq_sig_all;
-	bool checks_in_engine;   /* post-time-knowable checks left to the NIC */
-	struct sq_ring *sq;
-	struct rq_ring *rq;
-	struct cqc *send_cq;
-	struct cqc *recv_cq;
-
-	/* attributes (modify_qp) */
+	uint32_t access;
 	enum wqe_mtu path_mtu;
 	uint32_t dest_qpn;
-	uint32_t sq_psn;
-	uint32_t rq_psn;
-	uint32_t qkey;
-	uint32_t access;
-	struct qpc_addr av;
+	/* engine progress state, owned by src/engine */
+	struct eng_qp *eng;
 	uint16_t pkey_index;
-	uint8_t port;
+	bool sq_sig_all;
+	bool checks_in_engine;   /* post-time-knowable checks left to the NIC */
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
 	uint8_t min_rnr_timer;
+	uint8_t port;
+	struct qpc_addr av;      /* dgid first */
+	struct sq_ring *sq;
+	struct cqc *send_cq;
+	struct rq_ring *rq;
+	struct cqc *recv_cq;
+	uint32_t qkey;
+
+	/* setup and retries only */
+	uint32_t sq_psn;
+	uint32_t rq_psn;
 	uint8_t timeout;
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
-
-	/* engine progress state, owned by src/engine */
-	struct eng_qp *eng;
 };
 
 /* QP numbers: base + slot index, base at least QPN_BASE (QPN 0 and 1 are

@@ -10,76 +10,83 @@
 
 #include "common/bytes.h"
 #include "fmt/fmt.h"
+#include "fmt/mlx5_wqe.h"
 #include "tables/catalog.h"
 #include "verbs/verbs_int.h"
 
 #define SEND_FLAGS_ALL (WQE_SEND_FENCE | WQE_SEND_SIGNALED | WQE_SEND_SOLICITED | WQE_SEND_INLINE)
 #define MAX_MSG (1ull << 31)
 
-static bool state_accepts_send(enum wqe_qp_state s)
-{
-	/* IBTA C10-29 (as mlx5 and kernel rxe enforce): no posting below RTS;
-	 * SQD, SQE and ERR accept, and ERR flushes. */
-	return s == WQE_QPS_RTS || s == WQE_QPS_SQD || s == WQE_QPS_SQE || s == WQE_QPS_ERR;
-}
-
-static bool is_atomic(enum wqe_wr_opcode op)
-{
-	return op == WQE_WR_ATOMIC_CMP_AND_SWP || op == WQE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* The post-time checks of wqe_post_send(), in the documented order. */
-static int validate_send(const struct wqe_qp *qp, const struct wqe_send_wr *wr)
-{
+/* What validating a request found out, so that the encoder need not walk
+ * its SGEs again. */
+struct send_scan {
 	enum wqe_op op;
+	uint64_t total; /* sum of the SGE lengths */
+	uint32_t nseg;  /* SGEs of non-zero length (without INLINE) */
+};
+
+/*
+ * The post-time checks of wqe_post_send(), in the documented order. Every
+ * one of them is EINVAL, so the order shows only in which faults are
+ * looked at before a pointer of the request is followed: sg_list after
+ * num_sge, the address handle last. The state and opcode checks go by
+ * the QP's post_state_ok and post_op[], which verbs_qp_post_setup() sets
+ * for the check policy (with WQE_CHECKS_IN_ENGINE both pass: the NIC
+ * fails the WQE with LOC_QP_OP_ERR).
+ */
+static inline int validate_send(const struct wqe_qp *qp, const struct wqe_send_wr *wr,
+				struct send_scan *s)
+{
+	const struct wqe_sge *sg = wr->sg_list;
+	unsigned int flags = wr->send_flags, code = (unsigned int)wr->opcode;
+	int nsge = wr->num_sge;
 	uint64_t total = 0;
+	uint32_t nseg = 0;
+	bool no_addr = false;
+	struct post_op po;
 
-	bool post_checks = !qp->qpc.checks_in_engine;
-
-	/* With WQE_CHECKS_IN_ENGINE these two are the NIC's (LOC_QP_OP_ERR). */
-	if (post_checks && !state_accepts_send(qp->sw_state))
+	if (!qp->post_state_ok)
 		return EINVAL;
-	if (!catalog_op_from_wr(wr->opcode, &op) ||
-	    (post_checks && !catalog_op_legal(op, qp->qpc.type)))
+	if (code >= CATALOG_WR_SLOTS)
 		return EINVAL;
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
-	    (wr->num_sge > 0 && !wr->sg_list))
+	po = qp->post_op[code];
+	if (!(po.flags & POST_OP_OK))
 		return EINVAL;
-	for (int i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
+	/* unsigned: a negative num_sge is over any max_send_sge */
+	if ((unsigned int)nsge > qp->cap.max_send_sge || (nsge && !sg))
+		return EINVAL;
+	/* One pass over the SGEs, shared with the encoder; one SGE is the
+	 * common case, without the loop. */
+	if (nsge == 1) {
+		total = sg->length;
+		nseg = sg->length != 0;
+		no_addr = sg->length && !sg->addr;
+	} else {
+		for (int i = 0; i < nsge; i++) {
+			total += sg[i].length;
+			nseg += sg[i].length != 0;
+			no_addr |= sg[i].length && !sg[i].addr;
+		}
+	}
 	if (total > MAX_MSG)
 		return EINVAL;
-	if (wr->send_flags & WQE_SEND_INLINE) {
-		if (!catalog_op_inline_ok(op) || total > qp->cap.max_inline_data)
-			return EINVAL;
-	}
-	if (is_atomic(wr->opcode) &&
-	    (wr->num_sge != 1 || total != 8 || (wr->wr.atomic.remote_addr & 7)))
+	/* Inline bytes are read from the SGE's address: both formats'
+	 * encoders refuse a missing one the same way. */
+	if ((flags & WQE_SEND_INLINE) &&
+	    (!(po.flags & POST_OP_INLINE_OK) || total > qp->cap.max_inline_data || no_addr))
 		return EINVAL;
-	if (qp->qpc.type == WQE_QPT_UD && catalog_op_legal(op, WQE_QPT_UD) &&
+	if ((po.flags & POST_OP_ATOMIC) &&
+	    (nsge != 1 || total != 8 || (wr->wr.atomic.remote_addr & 7)))
+		return EINVAL;
+	if ((po.flags & POST_OP_UD_AH) &&
 	    (!wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->pd || wr->wr.ud.remote_qpn > 0xffffff))
 		return EINVAL;
-	if (wr->send_flags & ~(unsigned)SEND_FLAGS_ALL)
+	if (flags & ~(unsigned)SEND_FLAGS_ALL)
 		return EINVAL;
+	s->op = (enum wqe_op)po.op;
+	s->total = total;
+	s->nseg = nseg;
 	return 0;
-}
-
-static void ring_doorbell(struct wqe_qp *qp, uint32_t last_start)
-{
-	uint8_t db[8];
-
-	sq_ring_publish(&qp->sq);
-	if (qp->qpc.format == WQE_FORMAT_RXE) {
-		/* rxe's doorbell is the POST_SEND command naming the QP; we
-		 * pass its number and the producer index. */
-		put_be32(db, qp->qpc.qpn);
-		put_be32(db + 4, atomic_load_explicit(&qp->sq.dbrec, memory_order_relaxed));
-	} else {
-		/* mlx5: the first 8 bytes of the last WQE's control segment:
-		 * opcode and index, QP number and size. */
-		memcpy(db, sq_ring_block(&qp->sq, last_start), 8);
-	}
-	nic_doorbell(qp->context->nic, db);
 }
 
 /* The room for the next WQEs, read once per call and counted down as we
@@ -90,7 +97,7 @@ struct sq_room {
 	uint32_t wqes;   /* WQEs before max_send_wr are outstanding */
 };
 
-static void sq_room_read(const struct wqe_qp *qp, struct sq_room *r)
+static inline void sq_room_read(const struct wqe_qp *qp, struct sq_room *r)
 {
 	uint32_t out = qp->sq.posted_wqes -
 		       atomic_load_explicit(&qp->sq.ci_wqes, memory_order_acquire);
@@ -99,63 +106,150 @@ static void sq_room_read(const struct wqe_qp *qp, struct sq_room *r)
 	r->blocks = sq_ring_free_blocks(&qp->sq);
 }
 
-/* Validates, sizes and, if it fits in @room blocks, encodes @wr at the
- * producer: 0, EINVAL or ENOMEM (nothing written). */
-static int encode_at_pi(const struct fmt_ops *ops, const struct wqe_encode_qp *eqp,
-			const struct wqe_send_wr *wr, const struct wqe_ring_view *view,
-			uint32_t pi, uint32_t room, uint32_t *nb)
+/* Whether a WQE of @nb blocks fits, reading the room again if it seems
+ * not to. */
+static inline bool sq_room_fits(const struct wqe_qp *qp, struct sq_room *r, uint32_t nb)
 {
-	uint32_t bytes;
-	int err;
-
-	if (ops->encode_room)
-		return ops->encode_room(eqp, wr, view, pi, pi, room, nb);
-	err = ops->encoded_size(eqp, wr, &bytes);
-	if (err)
-		return err;
-	if (bytes / WQE_BLOCK_SIZE > room)
-		return ENOMEM;
-	return ops->encode(eqp, wr, view, pi, pi, nb);
+	if (r->wqes && nb <= r->blocks)
+		return true;
+	sq_room_read(qp, r);
+	return r->wqes && nb <= r->blocks;
 }
 
-int wqe_post_send(struct wqe_qp *qp, struct wqe_send_wr *wr, struct wqe_send_wr **bad_wr)
+/* mlx5: the plan from what validation found, the room, then the WQE
+ * through the writer wqe_encode() uses (fmt/mlx5_wqe.h). */
+static inline int encode_mlx5(const struct wqe_qp *qp, const struct wqe_ring_view *ring,
+			      uint32_t pi, const struct wqe_send_wr *wr, const struct send_scan *s,
+			      struct sq_room *room, uint32_t *nb)
 {
-	const struct fmt_ops *ops;
-	struct wqe_encode_qp eqp;
-	struct wqe_ring_view view;
+	struct mlx5_plan p;
+	int err;
+
+	err = mlx5_plan_layout(&p, qp->eqp.qp_type, s->op, (wr->send_flags & WQE_SEND_INLINE) != 0,
+			       s->total, s->nseg);
+	if (err)
+		return err;
+	if (!sq_room_fits(qp, room, p.nblocks))
+		return ENOMEM;
+	mlx5_write_at(ring, pi, &qp->eqp, wr, &p, pi);
+	*nb = p.nblocks;
+	return 0;
+}
+
+/* Any other format, through its ops: encode_room() if it has one, else
+ * size, check the room, encode. */
+static int encode_ops(const struct fmt_ops *ops, const struct wqe_qp *qp,
+		      const struct wqe_send_wr *wr, struct sq_room *room, uint32_t *nb)
+{
+	const struct wqe_ring_view view = {qp->sq.buf, qp->sq.nblocks};
+	uint32_t pi = qp->sq.pi, bytes;
+	int err;
+
+	if (ops->encode_room) {
+		err = ops->encode_room(&qp->eqp, wr, &view, pi, pi, room->wqes ? room->blocks : 0,
+				       nb);
+		if (err == ENOMEM) {
+			sq_room_read(qp, room);
+			err = ops->encode_room(&qp->eqp, wr, &view, pi, pi,
+					       room->wqes ? room->blocks : 0, nb);
+		}
+		return err;
+	}
+	err = ops->encoded_size(&qp->eqp, wr, &bytes);
+	if (err)
+		return err;
+	if (!sq_room_fits(qp, room, bytes / WQE_BLOCK_SIZE))
+		return ENOMEM;
+	return ops->encode(&qp->eqp, wr, &view, pi, pi, nb);
+}
+
+static void ring_doorbell(struct wqe_qp *qp, uint32_t last_start)
+{
+	uint8_t db[8];
+
+	sq_ring_publish(&qp->sq);
+	if (qp->post_mlx5) {
+		/* mlx5: the first 8 bytes of the last WQE's control segment:
+		 * opcode and index, QP number and size. */
+		memcpy(db, sq_ring_block(&qp->sq, last_start), 8);
+	} else {
+		/* rxe's doorbell is the POST_SEND command naming the QP; we
+		 * pass its number and the producer index. */
+		put_be32(db, qp->qpc.qpn);
+		put_be32(db + 4, atomic_load_explicit(&qp->sq.dbrec, memory_order_relaxed));
+	}
+	nic_doorbell(qp->context->nic, db);
+}
+
+/*
+ * The post loop for mlx5 QPs: the writer is inline, so the loop has no call
+ * per request. The producer counter is kept in a local (the byte stores
+ * into the ring may alias any field of the QP) and stored back before each
+ * encode, which may read the room again, and at the end.
+ */
+static __attribute__((noinline)) int post_mlx5(struct wqe_qp *qp, struct wqe_send_wr *wr,
+						struct wqe_send_wr **bad_wr)
+{
+	const struct wqe_ring_view ring = {qp->sq.buf, qp->sq.nblocks};
+	uint64_t *wrid = qp->sq_wrid;
+	uint32_t pi = qp->sq.pi, last_start = pi, posted = 0;
+	struct sq_room room;
+	int err = 0;
+
+	sq_room_read(qp, &room);
+	for (; wr; wr = wr->next) {
+		struct send_scan s;
+		uint32_t nb;
+
+		err = validate_send(qp, wr, &s);
+		if (err)
+			break;
+		qp->sq.pi = pi;
+		qp->sq.posted_wqes += posted;
+		posted = 0;
+		err = encode_mlx5(qp, &ring, pi, wr, &s, &room, &nb);
+		if (err)
+			break;
+		wrid[pi & (ring.nblocks - 1)] = wr->wr_id;
+		last_start = pi;
+		pi += nb;
+		posted++;
+		room.blocks -= nb;
+		room.wqes--;
+	}
+	qp->sq.pi = pi;
+	qp->sq.posted_wqes += posted;
+	if (err)
+		*bad_wr = wr;
+	if (pi != last_start)
+		ring_doorbell(qp, last_start);
+	return err;
+}
+
+/* The post loop for every other format, through its ops; out of line, so
+ * that the mlx5 loop is compiled on its own. */
+static __attribute__((noinline)) int post_ops(struct wqe_qp *qp, struct wqe_send_wr *wr,
+					       struct wqe_send_wr **bad_wr)
+{
+	const struct fmt_ops *ops = fmt_get(qp->qpc.format);
 	struct sq_room room;
 	uint32_t last_start = 0;
 	bool posted = false;
 	int err = 0;
 
-	if (!qp || !wr || !bad_wr)
-		return EINVAL;
-	ops = fmt_get(qp->qpc.format);
 	if (!ops) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	eqp.qp_type = qp->qpc.type;
-	eqp.qpn = qp->qpc.qpn;
-	eqp.max_send_sge = qp->cap.max_send_sge;
-	eqp.max_inline_data = qp->cap.max_inline_data;
-	eqp.sq_sig_all = qp->qpc.sq_sig_all;
-	view.buf = qp->sq.buf;
-	view.nblocks = qp->sq.nblocks;
 	sq_room_read(qp, &room);
 	for (; wr; wr = wr->next) {
+		struct send_scan s;
 		uint32_t nb;
 
-		err = validate_send(qp, wr);
+		err = validate_send(qp, wr, &s);
 		if (err)
 			break;
-		err = encode_at_pi(ops, &eqp, wr, &view, qp->sq.pi, room.wqes ? room.blocks : 0,
-				   &nb);
-		if (err == ENOMEM) {
-			sq_room_read(qp, &room);
-			err = encode_at_pi(ops, &eqp, wr, &view, qp->sq.pi,
-					   room.wqes ? room.blocks : 0, &nb);
-		}
+		err = encode_ops(ops, qp, wr, &room, &nb);
 		if (err)
 			break;
 		qp->sq_wrid[qp->sq.pi & (qp->sq.nblocks - 1)] = wr->wr_id;
@@ -171,6 +265,13 @@ int wqe_post_send(struct wqe_qp *qp, struct wqe_send_wr *wr, struct wqe_send_wr 
 	if (posted)
 		ring_doorbell(qp, last_start);
 	return err;
+}
+
+int wqe_post_send(struct wqe_qp *qp, struct wqe_send_wr *wr, struct wqe_send_wr **bad_wr)
+{
+	if (!qp || !wr || !bad_wr)
+		return EINVAL;
+	return qp->post_mlx5 ? post_mlx5(qp, wr, bad_wr) : post_ops(qp, wr, bad_wr);
 }
 
 /* mlx5 ends a receive WQE with fewer SGEs than its stride holds with a

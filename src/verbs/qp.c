@@ -35,6 +35,47 @@ static int init_queues(struct wqe_qp *qp, uint32_t ring_blocks)
 	return 0;
 }
 
+static bool state_accepts_send(enum wqe_qp_state s)
+{
+	/* IBTA C10-29 (as mlx5 and kernel rxe enforce): no posting below RTS;
+	 * SQD, SQE and ERR accept, and ERR flushes. */
+	return s == WQE_QPS_RTS || s == WQE_QPS_SQD || s == WQE_QPS_SQE || s == WQE_QPS_ERR;
+}
+
+void verbs_qp_post_setup(struct wqe_qp *qp)
+{
+	const struct qpc *q = &qp->qpc;
+	/* With WQE_CHECKS_IN_ENGINE the state and opcode checks are the NIC's
+	 * (LOC_QP_OP_ERR): every state and every operation pass at post. */
+	bool at_post = !q->checks_in_engine;
+
+	for (unsigned int i = 0; i < CATALOG_WR_SLOTS; i++) {
+		struct post_op *po = &qp->post_op[i];
+		enum wqe_op op;
+
+		po->op = 0;
+		po->flags = 0;
+		if (!catalog_op_from_wr((enum wqe_wr_opcode)i, &op))
+			continue;
+		po->op = (uint8_t)op;
+		if (!at_post || catalog_op_legal(op, q->type))
+			po->flags |= POST_OP_OK;
+		if (catalog_op_inline_ok(op))
+			po->flags |= POST_OP_INLINE_OK;
+		if (catalog_op_is_atomic(op))
+			po->flags |= POST_OP_ATOMIC;
+		if (q->type == WQE_QPT_UD && catalog_op_legal(op, WQE_QPT_UD))
+			po->flags |= POST_OP_UD_AH;
+	}
+	qp->eqp.qp_type = q->type;
+	qp->eqp.qpn = q->qpn;
+	qp->eqp.max_send_sge = qp->cap.max_send_sge;
+	qp->eqp.max_inline_data = qp->cap.max_inline_data;
+	qp->eqp.sq_sig_all = q->sq_sig_all;
+	qp->post_state_ok = !at_post || state_accepts_send(qp->sw_state);
+	qp->post_mlx5 = q->format == WQE_FORMAT_MLX5;
+}
+
 static void free_qp(struct wqe_qp *qp)
 {
 	sq_ring_fini(&qp->sq);
@@ -100,6 +141,7 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 	}
 	qp->qpc.av.udp_sport = verbs_default_sport(qp->qpc.qpn);
 	qp->sw_state = WQE_QPS_RESET;
+	verbs_qp_post_setup(qp);
 	attr->cap = qp->cap;
 	pd->refs++;
 	attr->send_cq->refs++;
@@ -246,11 +288,17 @@ int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_ma
 		return err;
 	if (qp->qpc.type == WQE_QPT_UD)
 		m &= ~(unsigned)WQE_QP_PATH_MTU;
+	if (m & WQE_QP_MAX_DEST_RD_ATOMIC) {
+		err = nic_qp_reserve(qp->context->nic, &qp->qpc, attr->max_dest_rd_atomic);
+		if (err)
+			return err;
+	}
 	apply(qp, attr, m);
 	if (next == WQE_QPS_RESET)
 		reset_queues(qp);
 	nic_qp_set_state(qp->context->nic, &qp->qpc, next);
 	qp->sw_state = next;
+	verbs_qp_post_setup(qp);
 	return 0;
 }
 

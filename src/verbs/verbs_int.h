@@ -6,11 +6,13 @@
 #ifndef WQE_VERBS_INT_H
 #define WQE_VERBS_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine/nic.h"
 #include "ring/ring.h"
+#include "tables/catalog.h"
 #include "tables/qpc.h"
 #include "wqe/model.h"
 #include "wqe/verbs.h"
@@ -39,6 +41,19 @@ struct wqe_cq {
 	uint32_t refs; /* QPs using it */
 };
 
+/* What the post-time checks need to know of one Work Request opcode on
+ * one QP, in one load: the operation and POST_OP_* facts. */
+enum {
+	POST_OP_OK = 1u << 0,        /* a known opcode that passes the opcode check */
+	POST_OP_INLINE_OK = 1u << 1, /* may carry inline data */
+	POST_OP_ATOMIC = 1u << 2,    /* one of the two atomics */
+	POST_OP_UD_AH = 1u << 3,     /* must name a UD address (UD SEND, SEND_WITH_IMM) */
+};
+struct post_op {
+	uint8_t op;    /* enum wqe_op, if POST_OP_OK */
+	uint8_t flags; /* POST_OP_* */
+};
+
 struct wqe_qp {
 	struct qpc qpc; /* first: the NIC's table points here */
 	struct wqe_context *context;
@@ -54,12 +69,23 @@ struct wqe_qp {
 	uint64_t *sq_wrid;          /* wr_id per first block of each WQE */
 	uint64_t *rq_wrid;          /* wr_id per receive slot */
 	struct wqe_ah_attr ah_attr; /* as last set, for query */
+	/* What wqe_post_send() would otherwise work out on every call, set
+	 * by verbs_qp_post_setup() when the QP is created and when its
+	 * state changes. */
+	struct wqe_encode_qp eqp;   /* the QP facts the WQE encoder takes */
+	struct post_op post_op[CATALOG_WR_SLOTS]; /* by Work Request opcode */
+	bool post_state_ok;         /* sw_state passes the state check */
+	bool post_mlx5;             /* mlx5 format: the post path writes WQEs itself */
 };
 
 static inline struct wqe_qp *qp_of_qpc(struct qpc *q)
 {
 	return container_of(q, struct wqe_qp, qpc);
 }
+
+/* Sets the post-path fields of @qp from its QP context, capabilities and
+ * sw_state (qp.c). */
+void verbs_qp_post_setup(struct wqe_qp *qp);
 
 /* Default UDP source port of a QP, in rxe's range 0xc000-0xffff. */
 uint16_t verbs_default_sport(uint32_t qpn);

@@ -136,6 +136,10 @@ static void run_op(enum wqe_qp_type t, enum wqe_mtu mtu, enum wqe_wr_opcode op, 
 		if (t == WQE_QPT_UD)
 			CHECK_EQ(rc[0].src_qp, wqe_qp_num(p.a.qp));
 	}
+	/* A UC send completion says the last packet has left, not that the
+	 * peer has placed it: let the peer take what is still on the link. */
+	if (t == WQE_QPT_UC)
+		pair_spin(&p, 2);
 	if (op == WQE_WR_RDMA_READ) {
 		CHECK_MEM(a_dst + OFF, b_src + OFF, len);
 		check_canaries(a_dst, OFF, len);

@@ -4,7 +4,8 @@
  * CAS, FAA) over a link that drops, duplicates, reorders, delays and
  * corrupts. Every request must complete exactly once, in order, byte-exact,
  * with no lost or extra completion on either side. Also UC under loss:
- * whole messages are lost, never a torn one delivered.
+ * whole messages are lost, never a torn one delivered; and RC WRITEs of
+ * 200 packets, sent over several progress passes, under the same faults.
  *
  * Usage: e2e_soak [MESSAGES] [SEED]   (CTest runs a short version; the full
  * soak of issue 8 is `e2e_soak 100000`).
@@ -282,6 +283,59 @@ static void uc_loss(uint64_t seed)
 	pair_close(&p);
 }
 
+/* RC WRITEs of 200 packets (MTU 256) under loss, duplication, reordering
+ * and corruption: each is sent 64 packets per progress pass, so losses
+ * and retries land in messages cut short; every one completes once, in
+ * order, and lands byte-exact. */
+static void rc_long(uint64_t seed)
+{
+	struct wqe_fault_cfg f = {.drop = 0.05, .duplicate = 0.01, .reorder = 0.01,
+				  .delay = 0.01, .corrupt = 0.001, .seed = seed};
+	const uint32_t n = 24, len = 200 * 256, per = 4; /* messages in b_mem at once */
+	struct wqe_mr *src, *dst;
+	struct wqe_wc wc[8];
+	struct pair p;
+	uint32_t posted = 0, done = 0;
+	uint64_t rounds = 0;
+
+	CHECK_EQ(pair_open(&p, WQE_QPT_RC, WQE_MTU_256, &f, 64), 0);
+	src = wqe_reg_mr(p.a.pd, a_src, sizeof(a_src), WQE_ACCESS_LOCAL_WRITE);
+	dst = wqe_reg_mr(p.b.pd, b_mem, sizeof(b_mem),
+			 WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE);
+	CHECK(src && dst);
+	while (done < n && rounds++ < 10000000ull) {
+		while (posted < n && posted - done < per) {
+			uint32_t off = (posted % per) * len;
+			struct wqe_sge s = {(uint64_t)(uintptr_t)a_src + off, len, src->lkey};
+			struct wqe_send_wr wr = {.wr_id = posted, .sg_list = &s, .num_sge = 1,
+						 .opcode = WQE_WR_RDMA_WRITE,
+						 .send_flags = WQE_SEND_SIGNALED}, *bad;
+
+			pattern(a_src + off, len, seed * 1000 + posted);
+			wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b_mem + off;
+			wr.wr.rdma.rkey = dst->rkey;
+			CHECK_EQ(wqe_post_send(p.a.qp, &wr, &bad), 0);
+			posted++;
+		}
+		pair_spin(&p, 1);
+		for (int k; (k = wqe_poll_cq(p.a.scq, 8, wc)) > 0;)
+			for (int i = 0; i < k; i++) {
+				static uint8_t exp[200 * 256];
+				uint32_t off = (done % per) * len;
+
+				CHECK_EQ(wc[i].status, WQE_WC_SUCCESS);
+				CHECK_EQ(wc[i].wr_id, done);
+				pattern(exp, len, seed * 1000 + done);
+				CHECK_MEM(b_mem + off, exp, len);
+				done++;
+			}
+	}
+	CHECK_EQ(done, n);
+	wqe_dereg_mr(src);
+	wqe_dereg_mr(dst);
+	pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 10000;
@@ -289,5 +343,6 @@ int main(int argc, char **argv)
 
 	soak_rc(n, seed);
 	uc_loss(seed);
+	rc_long(seed);
 	return test_finish();
 }

@@ -4,7 +4,8 @@
  * back with the wire decoder: opcodes, PSNs, headers, payload bytes, ICRC),
  * send-side completions for UC and UD, the inline/DMA cost in host-memory
  * transactions, processing-time key checks (no packet, error CQE even when
- * unsignaled, QP in ERR, the rest flushed), and the fence stall.
+ * unsignaled, QP in ERR, the rest flushed), the fence stall, and long
+ * messages sent 64 packets per pass, interleaved with other QPs'.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -115,6 +116,10 @@ static void write_case(enum wqe_qp_type t, enum wqe_mtu mtu, uint32_t len, int w
 	wr.wr.rdma.rkey = 0x5577;
 	CHECK_EQ(post1(qp, &wr), 0);
 	CHECK(wqe_progress(ctx) > 0);
+	/* A pass sends at most REQ_PKT_BUDGET (64) packets; the rest of a
+	 * long message goes at the next passes. */
+	for (int i = 0; i < 8; i++)
+		wqe_progress(ctx);
 	np = collect(pk, 300, got, &glen);
 	CHECK_EQ(np, n);
 	CHECK_EQ(glen, len);
@@ -419,6 +424,137 @@ static void test_fence(void)
 	wqe_destroy_qp(qp);
 }
 
+/* A 200-packet RDMA WRITE (MTU 256) on @qp, signaled, wr_id @id. */
+static void post_long_write(struct wqe_qp *qp, const struct wqe_mr *m, uint64_t id)
+{
+	struct wqe_send_wr wr;
+	struct wqe_sge s;
+
+	memset(&wr, 0, sizeof(wr));
+	sge_of(&s, m, 100, 200 * 256);
+	wr.wr_id = id;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.opcode = WQE_WR_RDMA_WRITE;
+	wr.send_flags = WQE_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = 0x7f0000001000ull;
+	wr.wr.rdma.rkey = 0x5577;
+	CHECK_EQ(post1(qp, &wr), 0);
+}
+
+/*
+ * A pass sends at most 64 packets of a QP (REQ_PKT_BUDGET): two
+ * 200-packet WRITEs on an RC and a UC QP go out 64 + 64 per progress call,
+ * each QP's PSNs consecutive and its payload whole in the end; an ACK for
+ * a PSN the RC QP has numbered but not sent yet is ignored.
+ */
+static void test_interleave(void)
+{
+	struct wqe_qp *rc = make_qp(WQE_QPT_RC, WQE_MTU_256, 0);
+	struct wqe_qp *uc = make_qp(WQE_QPT_UC, WQE_MTU_256, 0);
+	static struct wqe_pkt pk[400];
+	static uint8_t got[2][200 * 256];
+	size_t glen[2] = {0, 0}, seen = 0;
+	uint32_t npk[2] = {0, 0}, psn0[2] = {0, 0};
+	static const uint32_t per_pass[4] = {64, 64, 64, 8};
+	struct wqe_wc wc[4];
+
+	wqe_link_sink_clear(sink);
+	post_long_write(rc, mr, 1);
+	post_long_write(uc, mr, 2);
+	for (int pass = 0; pass < 4; pass++) {
+		uint32_t in_pass[2] = {0, 0};
+		size_t n;
+
+		/* (Not wqe_poll_cq() here: it makes progress too.) */
+		wqe_progress(ctx);
+		n = collect(pk, 400, NULL, NULL);
+		for (size_t i = seen; i < n; i++) {
+			int k = pk[i].bth.opcode >= 0x20; /* 0 RC, 1 UC */
+
+			if (!npk[k])
+				psn0[k] = pk[i].bth.psn;
+			CHECK_EQ(pk[i].bth.psn, (psn0[k] + npk[k]) & 0xffffff);
+			memcpy(got[k] + glen[k], pk[i].payload, pk[i].payload_len);
+			glen[k] += pk[i].payload_len;
+			npk[k]++;
+			in_pass[k]++;
+		}
+		seen = n;
+		CHECK_EQ(in_pass[0], per_pass[pass]);
+		CHECK_EQ(in_pass[1], per_pass[pass]);
+		if (pass == 0) {
+			/* Numbered, not sent: a forged ACK for it changes nothing. */
+			respond(rc, 0x11, (psn0[0] + 150) & 0xffffff, NULL, 0);
+			respond(rc, 0x11, (psn0[0] + 199) & 0xffffff, NULL, 0);
+		}
+	}
+	CHECK_EQ(glen[0], 200 * 256);
+	CHECK_EQ(glen[1], 200 * 256);
+	CHECK_MEM(got[0], src + 100, 200 * 256);
+	CHECK_MEM(got[1], src + 100, 200 * 256);
+	/* The UC WRITE completed with its last packet; the RC one waits. */
+	CHECK_EQ(wqe_poll_cq(cq, 4, wc), 1);
+	CHECK_EQ(wc[0].wr_id, 2);
+	CHECK_EQ(wc[0].status, WQE_WC_SUCCESS);
+	respond(rc, 0x11, (psn0[0] + 199) & 0xffffff, NULL, 0);
+	CHECK_EQ(wqe_poll_cq(cq, 4, wc), 1);
+	CHECK_EQ(wc[0].wr_id, 1);
+	CHECK_EQ(wc[0].status, WQE_WC_SUCCESS);
+	CHECK_EQ(wqe_link_sink_count(sink), 400);
+	wqe_destroy_qp(rc);
+	wqe_destroy_qp(uc);
+}
+
+/*
+ * A message cut short whose region goes away before the rest is sent:
+ * the rest is never sent, the WQE completes with LOC_PROT_ERR (once), the
+ * QP goes to ERR and the WQE behind it is flushed. And one whose QP is
+ * moved to ERR: flushed, nothing more sent.
+ */
+static void test_open_fail(enum wqe_qp_type t)
+{
+	struct wqe_qp *qp = make_qp(t, WQE_MTU_256, 0);
+	struct wqe_mr *m = wqe_reg_mr(pd, src, sizeof(src), WQE_ACCESS_LOCAL_WRITE);
+	struct wqe_qp_attr a;
+	struct wqe_wc wc[4];
+
+	CHECK(m != NULL);
+	wqe_link_sink_clear(sink);
+	post_long_write(qp, m, 7);
+	post_long_write(qp, mr, 8);
+	wqe_progress(ctx);
+	CHECK_EQ(wqe_link_sink_count(sink), 64);
+	CHECK_EQ(wqe_dereg_mr(m), 0);
+	for (int i = 0; i < 4; i++)
+		wqe_progress(ctx);
+	CHECK_EQ(wqe_link_sink_count(sink), 64);
+	CHECK_EQ(wqe_poll_cq(cq, 4, wc), 2);
+	CHECK_EQ(wc[0].wr_id, 7);
+	CHECK_EQ(wc[0].status, WQE_WC_LOC_PROT_ERR);
+	CHECK_EQ(wc[1].wr_id, 8);
+	CHECK_EQ(wc[1].status, WQE_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wqe_query_qp(qp, &a, 0, NULL), 0);
+	CHECK_EQ(a.qp_state, WQE_QPS_ERR);
+	wqe_destroy_qp(qp);
+
+	qp = make_qp(t, WQE_MTU_256, 0);
+	wqe_link_sink_clear(sink);
+	post_long_write(qp, mr, 9);
+	wqe_progress(ctx);
+	CHECK_EQ(wqe_link_sink_count(sink), 64);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = WQE_QPS_ERR;
+	CHECK_EQ(wqe_modify_qp(qp, &a, WQE_QP_STATE), 0);
+	for (int i = 0; i < 4; i++)
+		wqe_progress(ctx);
+	CHECK_EQ(wqe_link_sink_count(sink), 64);
+	CHECK_EQ(wqe_poll_cq(cq, 4, wc), 1);
+	CHECK_EQ(wc[0].wr_id, 9);
+	CHECK_EQ(wc[0].status, WQE_WC_WR_FLUSH_ERR);
+	wqe_destroy_qp(qp);
+}
+
 /* A raw ring writer bypasses post-time checks: the engine checks again.
  * @how: 0 DS of zero, 1 unknown opcode, 2 READ on UC, 3 another QP's
  * number, 4 DS past the posted blocks. */
@@ -506,6 +642,9 @@ int main(void)
 	test_inline_cost();
 	test_keys();
 	test_fence();
+	test_interleave();
+	test_open_fail(WQE_QPT_RC);
+	test_open_fail(WQE_QPT_UC);
 	for (int how = 0; how < 5; how++)
 		raw_case(how);
 	wqe_context_attach_link(ctx, NULL);
