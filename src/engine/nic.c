@@ -286,6 +286,7 @@ static int take_frames(struct nic *n)
 		n->tx.rx_done(n->tx.arg);
 		work++;
 	}
+	resp_ack_flush(n);
 	return work;
 }
 

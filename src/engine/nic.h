@@ -162,6 +162,8 @@ struct nic {
 	struct nic_port port;
 	struct key_table keys;
 	struct qp_table qps;
+	/* QPs whose responder owes an ACK (responder.h, resp_ack_flush()). */
+	struct qpc *ack_due;
 	/* QPs with work pending or timers armed: progress visits only these. */
 	struct qpc **active;
 	uint32_t nactive;

@@ -128,8 +128,13 @@ uint64_t resp_atomic_exec(const struct resp_ctx *c);
 
 /* ---- resp_reply.c: the frames the responder sends ---- */
 
-/* ACKNOWLEDGE with @syndrome, @psn and the current MSN (counted by kind). */
+/* ACKNOWLEDGE with @syndrome, @psn and the current MSN (counted by kind).
+ * Every send below first sends the ACK the QP owes, if any. */
 void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn);
+/* The ACK (syndrome ACK) of a request with AckReq, for @psn: owed until
+ * resp_ack_flush(), where one ACK with the latest PSN and the MSN of
+ * that moment answers every request owed since (coalesced). */
+void resp_ack_later(struct resp_ctx *c, uint32_t psn);
 /* ATOMIC_ACKNOWLEDGE for c->res at the packet's PSN. */
 void resp_send_atomic_ack(struct resp_ctx *c);
 /* READ responses for c->rd_*; false if the rkey no longer allows it. */

@@ -178,7 +178,7 @@ static void count_ack(struct resp_stats *st, uint8_t syndrome)
 	}
 }
 
-void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn)
+static void send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn)
 {
 	struct resp_ack_tmpl *t = &c->r->ack;
 
@@ -189,11 +189,56 @@ void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn)
 	count_ack(&c->r->stats, syndrome);
 }
 
+/* The ACK @c's QP owes goes before anything else it sends. */
+static void ack_due_first(struct resp_ctx *c)
+{
+	if (c->r->ack_due) {
+		c->r->ack_due = false;
+		send_ack(c, WQE_AETH_ACK_UNLIMITED, c->r->ack_due_psn);
+	}
+}
+
+void resp_ack_later(struct resp_ctx *c, uint32_t psn)
+{
+	struct eng_resp *r = c->r;
+
+	if (!r->ack_due) {
+		r->ack_due = true;
+		r->ack_next = c->n->ack_due;
+		c->n->ack_due = c->q;
+	}
+	r->ack_due_psn = psn & RESP_PSN_MASK;
+}
+
+void resp_ack_flush(struct nic *n)
+{
+	struct qpc *q;
+
+	while ((q = n->ack_due)) {
+		struct resp_ctx c = {.n = n, .q = q, .r = &q->eng->resp};
+
+		n->ack_due = c.r->ack_next;
+		c.r->ack_next = NULL;
+		/* A QP that left the states that answer owes nothing. */
+		if (q->state == WQE_QPS_RTR || q->state == WQE_QPS_RTS ||
+		    q->state == WQE_QPS_SQD || q->state == WQE_QPS_SQE)
+			ack_due_first(&c);
+		c.r->ack_due = false;
+	}
+}
+
+void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn)
+{
+	ack_due_first(c);
+	send_ack(c, syndrome, psn);
+}
+
 void resp_send_atomic_ack(struct resp_ctx *c)
 {
 	struct resp_path k;
 	struct wqe_pkt p;
 
+	ack_due_first(c);
 	reply_path(c, &k);
 	reply_hdrs(c, &k, &p, WQE_WIRE_RC_ATOMIC_ACKNOWLEDGE, c->p->bth.psn,
 		   WQE_AETH_ACK_UNLIMITED);
@@ -224,6 +269,7 @@ bool resp_send_read(struct resp_ctx *c)
 	uint64_t va = c->rd_va;
 	bool first = psn == res->first_psn;
 
+	ack_due_first(c);
 	do {
 		uint32_t pl = left < mtu ? left : mtu;
 		uint8_t *host = NULL;

@@ -510,8 +510,11 @@ static enum resp_state complete(struct resp_ctx *c)
 /*
  * Rule (IBTA ch. 9.7, coalesced acknowledgement): the responder answers a
  * request with AckReq set, every atomic (ATOMIC_ACKNOWLEDGE), and every
- * error (NAK); the ACK carries the PSN of the packet it answers and the
- * current MSN. RC only.
+ * error (NAK); an ACK carries the PSN of the packet it answers and the
+ * current MSN. RC only. The ACK of a request with AckReq is owed until the
+ * NIC has taken the frames that arrived together (resp_ack_later()), so
+ * one ACK answers a burst, as the IBTA allows and mlx5 hardware does (rxe
+ * sends one per request); anything else the QP sends goes after it.
  */
 static enum resp_state acknowledge(struct resp_ctx *c)
 {
@@ -521,7 +524,7 @@ static enum resp_state acknowledge(struct resp_ctx *c)
 		else if (kind_is_atomic(&c->oi))
 			resp_send_atomic_ack(c);
 		else if (c->p->bth.ackreq)
-			resp_send_ack(c, WQE_AETH_ACK_UNLIMITED, c->p->bth.psn);
+			resp_ack_later(c, c->p->bth.psn);
 	}
 	return c->goto_error ? RS_ERROR : RS_DONE;
 }

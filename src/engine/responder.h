@@ -145,6 +145,11 @@ struct eng_resp {
 	bool drop_msg;          /* UC: dropping until the next FIRST/ONLY */
 	struct resp_write wr;
 	struct resp_ack_tmpl ack; /* resp_reply.c's */
+	/* An ACK owed (resp_ack_later()): sent with ack_due_psn when the NIC
+	 * has taken the frames that arrived together (resp_ack_flush()). */
+	bool ack_due;
+	uint32_t ack_due_psn;
+	struct qpc *ack_next;     /* the NIC's list of QPs owing an ACK */
 };
 
 /* Makes room for @n READ/atomic replay slots (at most RESP_MAX_RD_ATOMIC)
@@ -164,5 +169,10 @@ void resp_start(struct nic *n, struct qpc *q);
 
 /* One request packet for @q that passed the receive filters. */
 void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p);
+
+/* Sends the ACK every QP of @n still owes (coalesced acknowledgement): once
+ * the frames that arrived together have been taken, before control returns
+ * to the application. */
+void resp_ack_flush(struct nic *n);
 
 #endif

@@ -105,3 +105,9 @@ void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 	else
 		resp_rx(n, q, &p);
 }
+
+void nic_receive(struct nic *n, const uint8_t *frame, size_t len)
+{
+	nic_rx(n, frame, len);
+	resp_ack_flush(n);
+}

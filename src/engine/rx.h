@@ -33,4 +33,8 @@ const char *rx_drop_str(enum rx_drop d);
 /* Takes one frame arriving at the port (copied as needed). */
 void nic_rx(struct nic *n, const uint8_t *frame, size_t len);
 
+/* One frame handed in on its own (wqe_context_receive()): nic_rx(), then
+ * the ACKs it made due (resp_ack_flush()). */
+void nic_receive(struct nic *n, const uint8_t *frame, size_t len);
+
 #endif

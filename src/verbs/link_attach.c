@@ -38,7 +38,7 @@ int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t le
 {
 	if (!ctx || !frame || len > 65535)
 		return EINVAL;
-	nic_rx(ctx->nic, frame, len);
+	nic_receive(ctx->nic, frame, len);
 	return 0;
 }
 
