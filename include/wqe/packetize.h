@@ -86,7 +86,7 @@ struct wqe_pktz_tmpl {
 	union wqe_gid sgid;
 	union wqe_gid dgid;
 	uint32_t ip_sum;      /* IPv4: header sum with length, id, checksum 0 */
-	uint8_t hdr[WQE_PKTZ_TMPL_MAX];
+	uint8_t hdr[64];      /* WQE_PKTZ_TMPL_MAX used; copied as 64 */
 };
 
 /* The state of expanding one WQE; lives wherever the caller likes. */

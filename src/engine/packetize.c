@@ -27,34 +27,34 @@ static bool is_atomic(const struct wqe_desc *d)
 int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct wqe_desc *d,
 		  uint32_t first_psn, const struct wqe_iov *iov, uint32_t niov, uint16_t ip_id)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, pkts;
 	uint32_t mtu = wqe_mtu_to_bytes(qp->mtu);
+	unsigned shift;
 
-	memset(z, 0, sizeof(*z));
-	if (!mtu || (unsigned)d->op >= WQE_OP_COUNT || (niov && !iov))
-		return EINVAL;
+	if (!mtu || (unsigned)d->op >= WQE_OP_COUNT || (niov && !iov) ||
+	    (qp->type == WQE_QPT_UD && d->total_len > mtu))
+		goto invalid;
 	for (uint32_t i = 0; i < niov; i++)
 		sum += iov[i].len;
 	if (!is_read(d) && !is_atomic(d) && sum != d->total_len)
-		return EINVAL;
-	if (qp->type == WQE_QPT_UD && d->total_len > mtu)
-		return EINVAL;
+		goto invalid;
+	/* Every field set here, no clearing first: this runs once a WQE. */
+	shift = (unsigned)__builtin_ctz(mtu); /* MTUs are powers of two */
+	pkts = d->total_len ? (d->total_len + mtu - 1) >> shift : 1;
 	z->qp = *qp;
 	z->d = d;
 	z->iov = iov;
 	z->niov = is_read(d) || is_atomic(d) ? 0 : niov;
 	z->first_psn = first_psn & PSN_MASK;
+	z->npkts = is_read(d) || is_atomic(d) ? 1 : (uint32_t)pkts;
+	z->npsn = is_atomic(d) ? 1 : (uint32_t)pkts;
+	z->next = 0;
+	z->off = 0;
+	z->iov_i = 0;
+	z->iov_off = 0;
 	z->ip_id = ip_id;
-	if (is_atomic(d)) {
-		z->npkts = 1;
-		z->npsn = 1;
-	} else if (is_read(d)) {
-		z->npkts = 1;
-		z->npsn = d->total_len ? (uint32_t)((d->total_len + mtu - 1) / mtu) : 1;
-	} else {
-		z->npkts = d->total_len ? (uint32_t)((d->total_len + mtu - 1) / mtu) : 1;
-		z->npsn = z->npkts;
-	}
+	z->tmpl = NULL;
+	z->tmpl_ok = -1;
 	if (qp->type == WQE_QPT_UD) {
 		z->qp.dest_qpn = d->ud.dqpn;
 		memcpy(z->qp.dmac, d->ud.dmac, 6);
@@ -65,6 +65,9 @@ int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct
 		z->qp.flow_label = d->ud.flow_label;
 	}
 	return 0;
+invalid:
+	memset(z, 0, sizeof(*z));
+	return EINVAL;
 }
 
 /* Operation code (low 5 bits) of packet @i; the transport base is added by
@@ -272,7 +275,13 @@ static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *
 	frame_len = (size_t)t->len + info.hdr_len + plen + padcnt + WQE_ICRC_LEN;
 	if (ip_len > 0xffff || frame_len > cap)
 		return 0;
-	memcpy(buf, t->hdr, t->len);
+	/* A constant-size copy is a few vector moves (a variable one here
+	 * became a slow rep movs); what it puts past t->len is written again
+	 * below, and it stays inside the frame. */
+	if (frame_len >= sizeof(t->hdr))
+		memcpy(buf, t->hdr, sizeof(t->hdr));
+	else
+		memcpy(buf, t->hdr, t->len);
 	l4 = buf + t->len - WQE_UDP_LEN;
 	if (t->ipver == 4) {
 		put_be16(l3 + 2, (uint16_t)ip_len);

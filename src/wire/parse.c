@@ -84,10 +84,13 @@ static int parse_ipv4(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 	out->ttl = ip[8];
 	out->ip_proto = ip[9];
 	out->ip_csum = get_be16(ip + 10);
+	/* IPv4-mapped GIDs (::ffff:a.b.c.d), each written whole: copying one
+	 * just written in small stores would stall on store forwarding. */
 	memset(out->src.raw, 0, 10);
 	memset(out->src.raw + 10, 0xff, 2);
 	memcpy(out->src.raw + 12, ip + 12, 4);
-	out->dst = out->src;
+	memset(out->dst.raw, 0, 10);
+	memset(out->dst.raw + 10, 0xff, 2);
 	memcpy(out->dst.raw + 12, ip + 16, 4);
 	if (out->ip_proto != IPPROTO_UDP_NUM)
 		return WQE_PKT_ENOT_UDP;
