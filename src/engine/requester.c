@@ -319,12 +319,14 @@ static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32
 
 static void trace_fetch(struct nic *n, struct qpc *q, const struct fetched *f)
 {
-	struct wqe_trace_event ev = {.kind = WQE_TRACE_FETCH, .qpn = q->qpn,
-				     .wqe_counter = f->start, .desc = &f->d,
-				     .fetch_blocks = f->nblocks};
+	struct wqe_trace_event ev;
 
+	/* The test first: clearing the event is a rep stos, every WQE. */
 	if (!n->trace)
 		return;
+	ev = (struct wqe_trace_event){.kind = WQE_TRACE_FETCH, .qpn = q->qpn,
+				      .wqe_counter = f->start, .desc = &f->d,
+				      .fetch_blocks = f->nblocks};
 	for (uint32_t i = 0; i < f->niov && !op_is_rd_atomic(f->d.op); i++)
 		ev.payload_reads += !f->d.is_inline && f->iov[i].len;
 	nic_trace(n, &ev);
