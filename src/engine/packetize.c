@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/memeq.h"
 
 #define PSN_MASK 0xffffffu
 
@@ -203,9 +204,9 @@ static void bth_of(const struct wqe_pktz *z, uint32_t i, uint32_t mtu, struct wq
 static bool tmpl_matches(const struct wqe_pktz_tmpl *t, const struct wqe_pktz_qp *q)
 {
 	return t->valid && t->tclass == q->tclass && t->hop_limit == q->hop_limit &&
-	       t->flow_label == q->flow_label && !memcmp(t->dmac, q->dmac, 6) &&
-	       !memcmp(t->smac, q->smac, 6) && !memcmp(t->sgid.raw, q->sgid.raw, 16) &&
-	       !memcmp(t->dgid.raw, q->dgid.raw, 16);
+	       t->flow_label == q->flow_label && memeq6(t->dmac, q->dmac) &&
+	       memeq6(t->smac, q->smac) && memeq16(t->sgid.raw, q->sgid.raw) &&
+	       memeq16(t->dgid.raw, q->dgid.raw);
 }
 
 /* Keeps the Ethernet, IP and UDP headers of a frame just built on the

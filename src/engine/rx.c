@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "common/memeq.h"
 #include "engine/completer.h"
 #include "engine/responder.h"
 #include "wqe/wire.h"
@@ -38,7 +39,7 @@ static enum wqe_qp_type transport_of(uint8_t op)
 static bool port_has_gid(const struct nic *n, const union wqe_gid *g)
 {
 	for (uint32_t i = 0; i < n->port.num_gids; i++)
-		if (!memcmp(n->port.gid[i].raw, g->raw, 16))
+		if (memeq16(n->port.gid[i].raw, g->raw))
 			return true;
 	return false;
 }
@@ -68,7 +69,7 @@ static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 		return RX_DROP_PKEY;
 	if (q->type == WQE_QPT_UD && p->deth.qkey != q->qkey)
 		return RX_DROP_QKEY;
-	if (q->type != WQE_QPT_UD && memcmp(p->src.raw, q->av.dgid.raw, 16))
+	if (q->type != WQE_QPT_UD && !memeq16(p->src.raw, q->av.dgid.raw))
 		return RX_DROP_SRC;
 	*out = q;
 	return -1;

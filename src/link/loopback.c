@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/memeq.h"
 #include "link/link_int.h"
 
 /* The port whose MAC is the frame's destination and whose queue has room,
@@ -20,7 +21,7 @@ static struct link_port *loop_route(struct link_port *from, const uint8_t *frame
 	for (uint32_t i = 0; i < LINK_MAX_PORTS; i++) {
 		struct link_port *to = &l->port[i];
 
-		if (!to->used || to == from || memcmp(to->mac, frame, 6))
+		if (!to->used || to == from || !memeq6(to->mac, frame))
 			continue;
 		if (to->head - to->tail == LINK_QUEUE) {
 			l->stats.queue_full++;
