@@ -5,11 +5,13 @@
  * the post path of src/verbs/post.c).
  *
  * The setters are inline, as the mlx5dv.h helpers are, because they are the
- * post path's inner loop: wqe_post_send() validates a request once, makes
- * the plan from what its validation found (mlx5_plan_layout) and writes the
- * WQE here, with no call per request; wqe_encode() makes the same plan with
- * its own checks (mlx5.c plan_wr) and writes through the same code, so the
- * two cannot write different bytes.
+ * post path's inner loop: wqe_post_send() writes a request of one of the
+ * common shapes (one SGE; SEND, WRITE, READ) through mlx5_write_shape(),
+ * with a layout fixed per shape and no plan, and any other request from
+ * the plan its validation found (mlx5_plan_layout), with no call per
+ * request either way; wqe_encode() makes the plan with its own checks
+ * (mlx5.c plan_wr) and writes through the same setters, and
+ * tests/verbs/test_post_encode.c holds the two to the same bytes.
  *
  * A setter writes every byte of its segment, reserved ones included, in its
  * own byte order, so no byte is written twice. Layout: mlx5.h.
@@ -101,8 +103,11 @@ static inline void mlx5_set_ctrl_seg(uint8_t seg[MLX5_CTRL_BYTES], uint32_t wqe_
 				     uint8_t opcode, uint32_t qpn, uint32_t ds, uint8_t fm_ce_se,
 				     const uint8_t imm[4])
 {
-	put_be32(seg, 0u << 24 | (wqe_index & 0xffffu) << 8 | opcode); /* opmod 0 */
-	put_be32(seg + 4, (qpn & MLX5_QPN_MASK) << 8 | ds);
+	/* opmod_idx_opcode (opmod 0) and qpn_ds in one store: the doorbell
+	 * reads these 8 bytes back at once, and a load is forwarded from one
+	 * store that covers it, not from two (a stall of some 15 cycles). */
+	put_be64(seg, (uint64_t)(0u << 24 | (wqe_index & 0xffffu) << 8 | opcode) << 32 |
+			      ((qpn & MLX5_QPN_MASK) << 8 | ds));
 	seg[8] = 0;  /* signature: MLX5_QP_SIGNATURE is not modelled */
 	seg[9] = 0;  /* dci_stream_channel_id, reserved for RC/UC/UD */
 	seg[10] = 0;
@@ -203,19 +208,27 @@ static inline uint8_t *mlx5_put_transport(uint8_t *seg, const struct mlx5_plan *
 	return seg;
 }
 
+/* The header of an inline segment of @inline_len bytes (> 0) at @seg and
+ * zeroes over its last DS, where the payload leaves padding: clearing that
+ * DS first is one store, a memset of the remainder a call. Returns the
+ * byte after the segment. */
+static inline uint8_t *mlx5_set_inline_hdr(uint8_t *seg, uint32_t inline_len)
+{
+	size_t len = (size_t)mlx5_align(MLX5_INL_HDR_BYTES + inline_len, MLX5_DS_BYTES);
+
+	memset(seg + len - MLX5_DS_BYTES, 0, MLX5_DS_BYTES);
+	put_be32(seg, inline_len | MLX5_INLINE_SEG);
+	return seg + len;
+}
+
 /* One inline segment at @seg: header, every SGE's bytes, zero padding to
  * 16; returns the byte after it. */
 static inline uint8_t *mlx5_put_inline(uint8_t *seg, const struct mlx5_plan *p,
 				       const struct wqe_send_wr *wr)
 {
-	size_t len = (size_t)mlx5_align(MLX5_INL_HDR_BYTES + p->inline_len, MLX5_DS_BYTES);
-	uint8_t *dst = seg + MLX5_INL_HDR_BYTES;
+	uint8_t *dst = seg + MLX5_INL_HDR_BYTES, *end = mlx5_set_inline_hdr(seg, p->inline_len);
 	int i;
 
-	/* The padding is what the payload leaves of the last DS: clearing
-	 * that DS first is one store, a memset of the remainder a call. */
-	memset(seg + len - MLX5_DS_BYTES, 0, MLX5_DS_BYTES);
-	put_be32(seg, p->inline_len | MLX5_INLINE_SEG);
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct wqe_sge *sge = &wr->sg_list[i];
 
@@ -224,7 +237,7 @@ static inline uint8_t *mlx5_put_inline(uint8_t *seg, const struct mlx5_plan *p,
 			dst += sge->length;
 		}
 	}
-	return seg + len;
+	return end;
 }
 
 /* One data segment per SGE of non-zero length (qp.c skips empty ones) at
@@ -276,6 +289,84 @@ static inline void mlx5_write_wqe(uint8_t *wqe, const struct wqe_encode_qp *qp,
 	/* 0 to 3 DS: a store each, where a memset would be a call */
 	for (; seg < end; seg += MLX5_DS_BYTES)
 		memset(seg, 0, MLX5_DS_BYTES);
+}
+
+/*
+ * The common shapes, written without a plan: a request with one SGE of
+ * non-zero length, carried by a data segment or (@inl) inline, after the
+ * control segment and the transport segments @segs (0, MLX5_SEG_RADDR or
+ * MLX5_SEG_DGRAM; a DGRAM request is a UD SEND or SEND_WITH_IMM). The
+ * caller has validated it as wqe_post_send() does and passes what a plan
+ * would hold: the mlx5 @opcode, whether it carries an immediate, the
+ * control segment's @fm_ce_se (mlx5_ctrl_fm_ce_se()), its size @ds (the
+ * control and transport segments, then 1 for the data segment or the
+ * inline segment's DS) and @nblocks. Always inline, so that with
+ * @segs and @inl constants each shape compiles to a fixed run of stores.
+ */
+/* Copies @len bytes, with two overlapping copies of a fixed size up to
+ * 32 bytes: the inline payloads of the common shapes are small, and a
+ * memcpy of a variable length is a call. */
+static inline void mlx5_copy_small(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len >= 16 && len <= 32) {
+		memcpy(dst, src, 16);
+		memcpy(dst + len - 16, src + len - 16, 16);
+	} else if (len >= 8 && len < 16) {
+		memcpy(dst, src, 8);
+		memcpy(dst + len - 8, src + len - 8, 8);
+	} else if (len >= 4 && len < 8) {
+		memcpy(dst, src, 4);
+		memcpy(dst + len - 4, src + len - 4, 4);
+	} else if (len < 4) {
+		if (len) {
+			dst[0] = src[0];
+			dst[len / 2] = src[len / 2];
+			dst[len - 1] = src[len - 1];
+		}
+	} else {
+		memcpy(dst, src, len);
+	}
+}
+
+static inline __attribute__((always_inline)) void
+mlx5_write_shape(uint8_t *wqe, uint32_t qpn, const struct wqe_send_wr *wr, unsigned int segs,
+		 bool inl, uint8_t opcode, bool has_imm, uint8_t fm_ce_se, uint32_t ds,
+		 uint32_t nblocks, uint32_t wqe_index)
+{
+	const struct wqe_sge *sge = wr->sg_list;
+	uint32_t imm_val = has_imm ? wr->imm_data : 0; /* imm_data: already network order */
+	uint8_t imm[4], *seg = wqe + MLX5_CTRL_BYTES;
+
+	/* Inline, the last block is cleared first (its inline padding and
+	 * the DS after the WQE, whatever the payload's length), then written
+	 * over: four stores, where clearing the padding and a loop over the
+	 * DS left would branch on the length. */
+	if (inl)
+		memset(wqe + (size_t)(nblocks - 1) * WQE_BLOCK_SIZE, 0, WQE_BLOCK_SIZE);
+	memcpy(imm, &imm_val, 4);
+	mlx5_set_ctrl_seg(wqe, wqe_index, opcode, qpn, ds, fm_ce_se, imm);
+	if (segs & MLX5_SEG_RADDR) {
+		mlx5_set_raddr_seg(seg, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
+		seg += MLX5_RADDR_BYTES;
+	}
+	if (segs & MLX5_SEG_DGRAM) {
+		mlx5_set_dgram_seg(seg, &wr->wr.ud.ah->attr, wr->wr.ud.remote_qpn,
+				   wr->wr.ud.remote_qkey);
+		seg += MLX5_DGRAM_BYTES;
+	}
+	if (inl) {
+		put_be32(seg, sge->length | MLX5_INLINE_SEG);
+		mlx5_copy_small(seg + MLX5_INL_HDR_BYTES, (const uint8_t *)(uintptr_t)sge->addr,
+				sge->length);
+		assert(seg + mlx5_align(MLX5_INL_HDR_BYTES + sge->length, MLX5_DS_BYTES) ==
+		       wqe + (size_t)ds * MLX5_DS_BYTES);
+		return;
+	}
+	mlx5_set_data_seg(seg, sge->length, sge->lkey, sge->addr);
+	assert(seg + MLX5_DATA_BYTES == wqe + (size_t)ds * MLX5_DS_BYTES);
+	/* by index: with constant @ds and @nblocks, unrolled */
+	for (uint32_t i = ds; i < nblocks * (WQE_BLOCK_SIZE / MLX5_DS_BYTES); i++)
+		memset(wqe + (size_t)i * MLX5_DS_BYTES, 0, MLX5_DS_BYTES);
 }
 
 /*

@@ -103,12 +103,3 @@ void qp_table_remove(struct qp_table *t, uint32_t qpn)
 			t->hint = i;
 	}
 }
-
-struct qpc *qp_table_find(const struct qp_table *t, uint32_t qpn)
-{
-	uint32_t i = qpn - t->base;
-
-	if (qpn < t->base || i >= t->cap)
-		return NULL;
-	return t->slot[i];
-}

@@ -117,6 +117,15 @@ void qp_table_fini(struct qp_table *t);
 /* Adds @q and assigns q->qpn; -1 when no number is left or on ENOMEM. */
 int qp_table_add(struct qp_table *t, struct qpc *q);
 void qp_table_remove(struct qp_table *t, uint32_t qpn);
-struct qpc *qp_table_find(const struct qp_table *t, uint32_t qpn);
+/* The QP of number @qpn, or NULL. Inline: the NIC looks a QP up on every
+ * doorbell and every packet received. */
+static inline struct qpc *qp_table_find(const struct qp_table *t, uint32_t qpn)
+{
+	uint32_t i = qpn - t->base;
+
+	if (qpn < t->base || i >= t->cap)
+		return NULL;
+	return t->slot[i];
+}
 
 #endif

@@ -5,6 +5,7 @@
  * byte of the request reaches the ring; lkeys are not (the key table is
  * judged when the WQE is processed).
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -181,48 +182,182 @@ static void ring_doorbell(struct wqe_qp *qp, uint32_t last_start)
 	nic_doorbell(qp->context->nic, db);
 }
 
+static_assert(POST_SHAPE_PLAIN == MLX5_CTRL_BYTES / MLX5_DS_BYTES &&
+		      POST_SHAPE_RADDR == (MLX5_CTRL_BYTES + MLX5_RADDR_BYTES) / MLX5_DS_BYTES &&
+		      POST_SHAPE_DGRAM == (MLX5_CTRL_BYTES + MLX5_DGRAM_BYTES) / MLX5_DS_BYTES,
+	      "a shape's value is the DS of its control and transport segments");
+
+static_assert(sizeof(((struct wqe_qp *)0)->post_fm_ce_se) == MLX5_FLAGS_CTRL_MASK + 1,
+	      "post_fm_ce_se has an entry per combination of the control flags");
+
+/* Where the next WQE goes: the ring and the room, as post_mlx5 keeps them
+ * in locals. */
+struct sq_at {
+	uint8_t *buf;
+	uint32_t mask; /* ring blocks - 1 */
+	uint32_t pi;
+	struct sq_room room;
+};
+
+/* Whether @nb blocks fit the room and, contiguous, the ring after @at->pi. */
+static inline bool shape_fits(const struct sq_at *at, uint32_t nb)
+{
+	return at->room.wqes && nb <= at->room.blocks && nb - 1 <= at->mask - (at->pi & at->mask);
+}
+
 /*
- * The post loop for mlx5 QPs: the writer is inline, so the loop has no call
- * per request. The producer counter is kept in a local (the byte stores
- * into the ring may alias any field of the QP) and stored back before each
- * encode, which may read the room again, and at the end.
+ * @wr as a WQE of shape @shape (its transport segments @segs, constant),
+ * @po its opcode's facts: writes it at @at->pi and returns its blocks, if
+ * it passes every post-time check, fits as shape_fits() says and has one
+ * SGE of non-zero length, at most 2^31 bytes; else 0, having written
+ * nothing. The tests are cheaper than validate_send()'s and accept only
+ * what it accepts (the inline and UD address rules, no unknown flag; the
+ * state and opcode checks are in @shape, verbs_int.h): whatever is
+ * refused here, valid or not, takes the general path, which checks it in
+ * the documented order.
+ */
+static inline __attribute__((always_inline)) uint32_t
+post_shape(const struct wqe_qp *qp, const struct wqe_send_wr *wr, struct post_op po,
+	   const struct sq_at *at, uint8_t shape, unsigned int segs)
+{
+	const struct wqe_sge *sg = wr->sg_list;
+	unsigned int flags = wr->send_flags;
+	unsigned int extra = flags & ~(unsigned int)MLX5_FLAGS_CTRL_MASK;
+	uint8_t *wqe;
+	uint32_t len, ds, nb;
+
+	if (wr->num_sge != 1 || !sg)
+		return 0;
+	len = sg->length;
+	if (len - 1 >= MAX_MSG) /* 0, or over 2^31 */
+		return 0;
+	if (segs & MLX5_SEG_DGRAM) {
+		const struct wqe_ah *ah = wr->wr.ud.ah;
+
+		if (!ah || ah->pd != qp->pd || wr->wr.ud.remote_qpn > 0xffffff)
+			return 0;
+	}
+	if (!extra) {
+		ds = shape + 1u;
+		nb = (ds * MLX5_DS_BYTES + WQE_BLOCK_SIZE - 1) / WQE_BLOCK_SIZE;
+		if (!shape_fits(at, nb))
+			return 0;
+		wqe = at->buf + (size_t)(at->pi & at->mask) * WQE_BLOCK_SIZE;
+		mlx5_write_shape(wqe, qp->eqp.qpn, wr, segs, false, po.opcode,
+				 (po.flags & POST_OP_IMM) != 0,
+				 qp->post_fm_ce_se[flags & MLX5_FLAGS_CTRL_MASK], ds, nb, at->pi);
+		return nb;
+	}
+	if (extra != WQE_SEND_INLINE || !(po.flags & POST_OP_INLINE_OK) ||
+	    len > qp->cap.max_inline_data || !sg->addr)
+		return 0;
+	ds = shape + (len + MLX5_INL_HDR_BYTES + MLX5_DS_BYTES - 1) / MLX5_DS_BYTES;
+	nb = (ds * MLX5_DS_BYTES + WQE_BLOCK_SIZE - 1) / WQE_BLOCK_SIZE;
+	if (ds > MLX5_MAX_DS || !shape_fits(at, nb))
+		return 0;
+	wqe = at->buf + (size_t)(at->pi & at->mask) * WQE_BLOCK_SIZE;
+	mlx5_write_shape(wqe, qp->eqp.qpn, wr, segs, true, po.opcode, (po.flags & POST_OP_IMM) != 0,
+			 qp->post_fm_ce_se[flags & MLX5_FLAGS_CTRL_MASK], ds, nb, at->pi);
+	return nb;
+}
+
+/* @wr through post_shape() if its opcode has a common shape on @qp: its
+ * blocks, or 0. One call per shape, so that each is compiled for its
+ * segments. */
+static inline uint32_t post_common(const struct wqe_qp *qp, const struct wqe_send_wr *wr,
+				   const struct sq_at *at)
+{
+	unsigned int code = (unsigned int)wr->opcode;
+	struct post_op po;
+
+	if (code >= CATALOG_WR_SLOTS)
+		return 0;
+	po = qp->post_op[code];
+	switch (po.shape) {
+	case POST_SHAPE_PLAIN:
+		return post_shape(qp, wr, po, at, POST_SHAPE_PLAIN, 0);
+	case POST_SHAPE_RADDR:
+		return post_shape(qp, wr, po, at, POST_SHAPE_RADDR, MLX5_SEG_RADDR);
+	case POST_SHAPE_DGRAM:
+		return post_shape(qp, wr, po, at, POST_SHAPE_DGRAM, MLX5_SEG_DGRAM);
+	default:
+		return 0;
+	}
+}
+
+/* Any request, through validate_send() and the plan, at the QP's producer
+ * counter; out of line, to keep the common shapes' loop small. */
+static __attribute__((noinline)) int post_one_mlx5(struct wqe_qp *qp,
+						    const struct wqe_send_wr *wr,
+						    struct sq_room *room, uint32_t *nb)
+{
+	const struct wqe_ring_view ring = {qp->sq.buf, qp->sq.nblocks};
+	struct send_scan s;
+	int err;
+
+	err = validate_send(qp, wr, &s);
+	if (err)
+		return err;
+	return encode_mlx5(qp, &ring, qp->sq.pi, wr, &s, room, nb);
+}
+
+/*
+ * The post loop for mlx5 QPs. A request of a common shape is written here
+ * with no call; any other, and a common one that does not fit the room or
+ * would run past the ring's end, goes through post_one_mlx5(). The
+ * producer counter is kept in a local (the byte stores into the ring may
+ * alias any field of the QP) and stored back before that call, which may
+ * read the room again, and at the end. The room is the QP's lower bound
+ * (post_room_*), carried from call to call.
  */
 static __attribute__((noinline)) int post_mlx5(struct wqe_qp *qp, struct wqe_send_wr *wr,
 						struct wqe_send_wr **bad_wr)
 {
-	const struct wqe_ring_view ring = {qp->sq.buf, qp->sq.nblocks};
+	struct sq_at at = {qp->sq.buf, qp->sq.nblocks - 1, qp->sq.pi,
+			   {qp->post_room_blocks, qp->post_room_wqes}};
 	uint64_t *wrid = qp->sq_wrid;
-	uint32_t pi = qp->sq.pi, last_start = pi, posted = 0;
-	struct sq_room room;
+	/* WQEs posted since posted_wqes was last brought up to date: wqes0
+	 * less the room's WQEs, so that the loop counts only one of them */
+	uint32_t last_start = at.pi, wqes0 = at.room.wqes;
+	uint8_t db[8];
 	int err = 0;
 
-	sq_room_read(qp, &room);
 	for (; wr; wr = wr->next) {
-		struct send_scan s;
-		uint32_t nb;
+		uint32_t nb = post_common(qp, wr, &at);
 
-		err = validate_send(qp, wr, &s);
-		if (err)
-			break;
-		qp->sq.pi = pi;
-		qp->sq.posted_wqes += posted;
-		posted = 0;
-		err = encode_mlx5(qp, &ring, pi, wr, &s, &room, &nb);
-		if (err)
-			break;
-		wrid[pi & (ring.nblocks - 1)] = wr->wr_id;
-		last_start = pi;
-		pi += nb;
-		posted++;
-		room.blocks -= nb;
-		room.wqes--;
+		if (!nb) {
+			/* a copy: the room stays in registers on the path above */
+			struct sq_room room = at.room;
+
+			qp->sq.pi = at.pi;
+			qp->sq.posted_wqes += wqes0 - at.room.wqes;
+			err = post_one_mlx5(qp, wr, &room, &nb);
+			if (err) {
+				wqes0 = at.room.wqes;
+				break;
+			}
+			at.room = room;
+			wqes0 = room.wqes;
+		}
+		wrid[at.pi & at.mask] = wr->wr_id;
+		last_start = at.pi;
+		at.pi += nb;
+		at.room.blocks -= nb;
+		at.room.wqes--;
 	}
-	qp->sq.pi = pi;
-	qp->sq.posted_wqes += posted;
+	qp->sq.pi = at.pi;
+	qp->sq.posted_wqes += wqes0 - at.room.wqes;
+	qp->post_room_blocks = at.room.blocks;
+	qp->post_room_wqes = at.room.wqes;
 	if (err)
 		*bad_wr = wr;
-	if (pi != last_start)
-		ring_doorbell(qp, last_start);
+	if (at.pi == last_start)
+		return err;
+	/* The doorbell: the record (release), then the first 8 bytes of the
+	 * last WQE's control segment: opcode and index, QP number and size. */
+	sq_ring_publish(&qp->sq);
+	memcpy(db, at.buf + (size_t)(last_start & at.mask) * WQE_BLOCK_SIZE, 8);
+	nic_doorbell(qp->context->nic, db);
 	return err;
 }
 

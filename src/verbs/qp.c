@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt/mlx5_wqe.h"
 #include "tables/qp_state.h"
 #include "verbs/verbs_int.h"
 
@@ -42,6 +43,30 @@ static bool state_accepts_send(enum wqe_qp_state s)
 	return s == WQE_QPS_RTS || s == WQE_QPS_SQD || s == WQE_QPS_SQE || s == WQE_QPS_ERR;
 }
 
+/* The common shape of @op's WQEs on @qp (verbs_int.h), or NONE; the
+ * segments are the ones mlx5_transports gives the operation. Only where
+ * the state and opcode checks pass: under WQE_CHECKS_IN_ENGINE an illegal
+ * opcode, or a post in a state below RTS, takes the general path. */
+static uint8_t op_shape(const struct wqe_qp *qp, enum wqe_op op)
+{
+	const struct qpc *q = &qp->qpc;
+
+	if (q->format != WQE_FORMAT_MLX5 || !catalog_op_legal(op, q->type) ||
+	    !state_accepts_send(qp->sw_state) || qp->cap.max_send_sge < 1 ||
+	    catalog_op_is_atomic(op) || op == WQE_OP_SEND_WITH_INV)
+		return POST_SHAPE_NONE;
+	switch (mlx5_transport_segs(q->type, op)) {
+	case 0:
+		return POST_SHAPE_PLAIN;
+	case MLX5_SEG_RADDR:
+		return POST_SHAPE_RADDR;
+	case MLX5_SEG_DGRAM:
+		return POST_SHAPE_DGRAM;
+	default:
+		return POST_SHAPE_NONE;
+	}
+}
+
 void verbs_qp_post_setup(struct wqe_qp *qp)
 {
 	const struct qpc *q = &qp->qpc;
@@ -55,6 +80,8 @@ void verbs_qp_post_setup(struct wqe_qp *qp)
 
 		po->op = 0;
 		po->flags = 0;
+		po->shape = POST_SHAPE_NONE;
+		po->opcode = 0;
 		if (!catalog_op_from_wr((enum wqe_wr_opcode)i, &op))
 			continue;
 		po->op = (uint8_t)op;
@@ -66,12 +93,23 @@ void verbs_qp_post_setup(struct wqe_qp *qp)
 			po->flags |= POST_OP_ATOMIC;
 		if (q->type == WQE_QPT_UD && catalog_op_legal(op, WQE_QPT_UD))
 			po->flags |= POST_OP_UD_AH;
+		if (catalog_op_has_imm(op))
+			po->flags |= POST_OP_IMM;
+		po->shape = op_shape(qp, op);
+		po->opcode = po->shape ? mlx5_opcode_of(op) : 0;
 	}
 	qp->eqp.qp_type = q->type;
 	qp->eqp.qpn = q->qpn;
 	qp->eqp.max_send_sge = qp->cap.max_send_sge;
 	qp->eqp.max_inline_data = qp->cap.max_inline_data;
 	qp->eqp.sq_sig_all = q->sq_sig_all;
+	for (unsigned int f = 0; f <= MLX5_FLAGS_CTRL_MASK; f++) {
+		const struct wqe_send_wr wr = {.send_flags = f};
+
+		qp->post_fm_ce_se[f] = mlx5_ctrl_fm_ce_se(&qp->eqp, &wr);
+	}
+	qp->post_room_blocks = 0; /* a reset may have changed the counters */
+	qp->post_room_wqes = 0;
 	qp->post_state_ok = !at_post || state_accepts_send(qp->sw_state);
 	qp->post_mlx5 = q->format == WQE_FORMAT_MLX5;
 }

@@ -42,16 +42,35 @@ struct wqe_cq {
 };
 
 /* What the post-time checks need to know of one Work Request opcode on
- * one QP, in one load: the operation and POST_OP_* facts. */
+ * one QP, in one load: the operation and POST_OP_* facts, and for mlx5
+ * whether its WQE can take one of the common shapes (post.c). */
 enum {
 	POST_OP_OK = 1u << 0,        /* a known opcode that passes the opcode check */
 	POST_OP_INLINE_OK = 1u << 1, /* may carry inline data */
 	POST_OP_ATOMIC = 1u << 2,    /* one of the two atomics */
 	POST_OP_UD_AH = 1u << 3,     /* must name a UD address (UD SEND, SEND_WITH_IMM) */
+	POST_OP_IMM = 1u << 4,       /* carries imm_data */
+};
+/*
+ * The common WQE shapes post_mlx5 writes without a plan, for a request
+ * with one SGE of non-zero length (a data segment, or inline): SEND,
+ * SEND_WITH_IMM, RDMA WRITE, WRITE_WITH_IMM and READ where legal on the
+ * transport, in a state that passes the state check, on a QP with
+ * max_send_sge >= 1. POST_SHAPE_NONE: the general path.
+ */
+enum {
+	POST_SHAPE_NONE = 0,
+	/* Each value is the DS of its control and transport segments
+	 * (static_assert in post.c). */
+	POST_SHAPE_PLAIN = 1, /* RC/UC SEND, SEND_WITH_IMM: control, data */
+	POST_SHAPE_RADDR = 2, /* RC/UC WRITE, WRITE_WITH_IMM, RC READ: control, raddr, data */
+	POST_SHAPE_DGRAM = 4, /* UD SEND, SEND_WITH_IMM: control, datagram, data */
 };
 struct post_op {
-	uint8_t op;    /* enum wqe_op, if POST_OP_OK */
-	uint8_t flags; /* POST_OP_* */
+	uint8_t op;     /* enum wqe_op, if POST_OP_OK */
+	uint8_t flags;  /* POST_OP_* */
+	uint8_t shape;  /* POST_SHAPE_* (mlx5 only) */
+	uint8_t opcode; /* the mlx5 opcode of op, if shape is not NONE */
 };
 
 struct wqe_qp {
@@ -74,6 +93,15 @@ struct wqe_qp {
 	 * state changes. */
 	struct wqe_encode_qp eqp;   /* the QP facts the WQE encoder takes */
 	struct post_op post_op[CATALOG_WR_SLOTS]; /* by Work Request opcode */
+	/* Lower bounds of the send ring's free blocks and of the WQEs
+	 * before max_send_wr are outstanding, counted down by the mlx5 post
+	 * path and read again from the ring's counters only when a request
+	 * does not fit (the engine only ever makes more room); 0 after setup. */
+	uint32_t post_room_blocks;
+	uint32_t post_room_wqes;
+	/* mlx5: the control segment's fm_ce_se by send_flags & 7 (FENCE,
+	 * SIGNALED, SOLICITED), sq_sig_all included */
+	uint8_t post_fm_ce_se[8];
 	bool post_state_ok;         /* sw_state passes the state check */
 	bool post_mlx5;             /* mlx5 format: the post path writes WQEs itself */
 };

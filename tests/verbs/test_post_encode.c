@@ -6,7 +6,11 @@
  * both formats and under both check policies, posted one by one and in
  * chains across the end of the ring. The post path has its own mlx5 writer
  * loop; this holds it to the encoder byte for byte, and holds a refused
- * request to writing nothing.
+ * request to writing nothing. Some requests are made bad on purpose (flag
+ * bits, too many SGEs, no SGE list, an address handle of another PD, a
+ * remote QPN over 24 bits, a misaligned atomic): each chain also goes to a
+ * twin QP whose common-shape fast path is switched off, and both must give
+ * the same verdict (errno and bad_wr) and post the same number of WQEs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +30,42 @@ static const enum wqe_wr_opcode all_ops[] = {
 	WQE_WR_RDMA_WRITE, WQE_WR_RDMA_WRITE_WITH_IMM, WQE_WR_RDMA_READ,
 	WQE_WR_ATOMIC_CMP_AND_SWP, WQE_WR_ATOMIC_FETCH_AND_ADD,
 };
+
+static struct wqe_ah *other_pd_ah; /* an address handle of another PD */
+
+/* Makes @w bad in one of the ways post time must refuse, now and then. */
+static void maybe_spoil(struct test_rng *r, const struct wqe_qp *qp, struct wqe_send_wr *w)
+{
+	switch (test_rng_below(r, 24)) {
+	case 0:
+		w->send_flags |= 1u << (4 + test_rng_below(r, 12)); /* unknown flag */
+		break;
+	case 1:
+		w->num_sge = (int)qp->cap.max_send_sge + 1;
+		break;
+	case 2:
+		if (w->num_sge)
+			w->sg_list = NULL;
+		break;
+	case 3:
+		if (qp->qpc.type == WQE_QPT_UD)
+			w->wr.ud.ah = other_pd_ah;
+		break;
+	case 4:
+		if (qp->qpc.type == WQE_QPT_UD)
+			w->wr.ud.remote_qpn = 1u << 24;
+		break;
+	case 5:
+		if (w->opcode == WQE_WR_ATOMIC_CMP_AND_SWP || w->opcode == WQE_WR_ATOMIC_FETCH_AND_ADD)
+			w->wr.atomic.remote_addr |= 4;
+		break;
+	case 6:
+		w->opcode = (enum wqe_wr_opcode)(20 + test_rng_below(r, 10)); /* no such opcode */
+		break;
+	default:
+		break;
+	}
+}
 
 static void random_wr(struct test_rng *r, const struct wqe_qp *qp, struct wqe_ah *ah,
 		      struct wqe_send_wr *w, struct wqe_sge *sge)
@@ -65,11 +105,13 @@ static void random_wr(struct test_rng *r, const struct wqe_qp *qp, struct wqe_ah
 		w->wr.rdma.remote_addr = test_rng_next(r);
 		w->wr.rdma.rkey = (uint32_t)test_rng_next(r);
 	}
+	maybe_spoil(r, qp, w);
 }
 
 /* Posts a chain of @n random requests and checks the ring against
  * wqe_encode() of the requests that were accepted. */
-static void one_chain(struct test_rng *r, struct wqe_qp *qp, struct wqe_ah *ah, int n)
+static void one_chain(struct test_rng *r, struct wqe_qp *qp, struct wqe_qp *twin,
+		      struct wqe_ah *ah, int n)
 {
 	static struct wqe_sge sges[CHAIN][WQE_DESC_MAX_SGE];
 	struct wqe_send_wr w[CHAIN], *bad = NULL;
@@ -86,7 +128,18 @@ static void one_chain(struct test_rng *r, struct wqe_qp *qp, struct wqe_ah *ah, 
 	memcpy(exp, qp->sq.buf, bytes);
 	v.buf = exp;
 	v.nblocks = qp->sq.nblocks;
-	err = wqe_post_send(qp, &w[0], &bad);
+	{
+		/* The twin, general path only: the same verdict. */
+		struct wqe_send_wr *tbad = NULL;
+		uint32_t tpi = twin->sq.pi;
+		int terr = wqe_post_send(twin, &w[0], &tbad);
+
+		err = wqe_post_send(qp, &w[0], &bad);
+		CHECK_EQ(err, terr);
+		if (err && terr)
+			CHECK_EQ(bad - &w[0], tbad - &w[0]);
+		CHECK_EQ(qp->sq.pi - pi, twin->sq.pi - tpi);
+	}
 	/* Every request before the bad one (or all) is in the ring. */
 	for (k = 0; k < n && (err == 0 || &w[k] != bad); k++) {
 		CHECK_EQ(wqe_encode(qp->qpc.format, &qp->eqp, &w[k], &v, pi, pi, &nb), 0);
@@ -110,6 +163,7 @@ static void run(enum wqe_format fmt, enum wqe_check_policy policy, struct test_r
 	struct wqe_cq *cq = pd ? wqe_create_cq(ctx, 4096) : NULL;
 	struct wqe_ah_attr aa;
 	struct wqe_ah *ah;
+	struct wqe_pd *pd2;
 	struct wqe_wc wc[16];
 
 	CHECK(cq != NULL);
@@ -127,10 +181,14 @@ static void run(enum wqe_format fmt, enum wqe_check_policy policy, struct test_r
 	aa.grh.dgid.raw[15] = 9;
 	ah = wqe_create_ah(pd, &aa);
 	CHECK(ah != NULL);
+	pd2 = wqe_alloc_pd(ctx);
+	CHECK(pd2 != NULL);
+	other_pd_ah = pd2 ? wqe_create_ah(pd2, &aa) : NULL;
+	CHECK(other_pd_ah != NULL);
 	for (enum wqe_qp_type t = WQE_QPT_RC; t <= WQE_QPT_UD; t++) {
 		struct wqe_qp_init_attr ia;
 		struct wqe_qp_attr a;
-		struct wqe_qp *qp;
+		struct wqe_qp *qp, *twin;
 
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = cq;
@@ -142,24 +200,33 @@ static void run(enum wqe_format fmt, enum wqe_check_policy policy, struct test_r
 		ia.cap.max_recv_sge = 1;
 		ia.cap.max_inline_data = 60;
 		qp = wqe_create_qp(pd, &ia);
-		CHECK(qp != NULL);
-		if (!qp)
+		twin = wqe_create_qp(pd, &ia);
+		CHECK(qp != NULL && twin != NULL);
+		if (!qp || !twin)
 			continue;
 		CHECK_EQ(test_qp_to_rts(qp, t, 0x33, WQE_MTU_1024), 0);
+		CHECK_EQ(test_qp_to_rts(twin, t, 0x34, WQE_MTU_1024), 0);
 		/* In ERR every posted WQE is flushed: the ring keeps emptying
 		 * with no link, whatever the transport. */
 		memset(&a, 0, sizeof(a));
 		a.qp_state = WQE_QPS_ERR;
 		CHECK_EQ(wqe_modify_qp(qp, &a, WQE_QP_STATE), 0);
+		CHECK_EQ(wqe_modify_qp(twin, &a, WQE_QP_STATE), 0);
+		/* The twin takes the general path for every request. */
+		for (unsigned i = 0; i < CATALOG_WR_SLOTS; i++)
+			twin->post_op[i].shape = POST_SHAPE_NONE;
 		for (int i = 0; i < 3000; i++) {
-			one_chain(r, qp, ah, 1 + (int)test_rng_below(r, CHAIN));
+			one_chain(r, qp, twin, ah, 1 + (int)test_rng_below(r, CHAIN));
 			while (wqe_progress(ctx) > 0 || wqe_poll_cq(cq, 16, wc) > 0)
 				;
 		}
 		CHECK(qp->sq.pi > 8 * qp->sq.nblocks); /* wrapped many times */
 		wqe_destroy_qp(qp);
+		wqe_destroy_qp(twin);
 	}
 	wqe_destroy_ah(ah);
+	wqe_destroy_ah(other_pd_ah);
+	wqe_dealloc_pd(pd2);
 	wqe_destroy_cq(cq);
 	wqe_dealloc_pd(pd);
 	wqe_close_context(ctx);
