@@ -35,12 +35,14 @@ static bool psn_lt(uint32_t a, uint32_t b)
 
 static uint32_t last_psn(const struct inflight *f)
 {
-	return (f->first_psn + f->npsn - 1) & PSN_MASK;
+	return ((uint32_t)f->first_psn + f->npsn - 1) & PSN_MASK;
 }
 
-static struct inflight *head(struct eng_req *r)
+static struct inflight *head(struct eng_qp *e)
 {
-	return r->fl_tail == r->fl_head ? NULL : &r->inflight[r->fl_tail % r->nflight];
+	const struct eng_req *r = &e->req;
+
+	return r->fl_tail == r->fl_head ? NULL : &e->inflight[r->fl_tail % r->nflight];
 }
 
 uint64_t rnr_timer_ns(uint8_t code)
@@ -74,14 +76,14 @@ static void rearm(struct nic *n, struct qpc *q)
 	struct eng_req *r = &q->eng->req;
 
 	r->retrans_at = 0;
-	if (head(r))
+	if (head(q->eng))
 		comp_arm(n, q);
 }
 
 static void complete_head(struct qpc *q, enum wqe_wc_status st)
 {
 	struct eng_req *r = &q->eng->req;
-	struct inflight *f = head(r);
+	struct inflight *f = head(q->eng);
 	struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
 			.opcode = (uint8_t)wc_opcode_of((enum wqe_op)f->op),
 			.byte_len = (uint32_t)f->len};
@@ -112,7 +114,7 @@ static void fail_head(struct nic *n, struct qpc *q, enum wqe_wc_status st)
 static void retry_from(struct nic *n, struct qpc *q, uint32_t psn)
 {
 	struct eng_req *r = &q->eng->req;
-	struct inflight *f = head(r);
+	struct inflight *f = head(q->eng);
 
 	if (!f)
 		return;
@@ -157,7 +159,7 @@ static bool ack_before(struct nic *n, struct qpc *q, uint32_t psn)
 	struct eng_req *r = &q->eng->req;
 	struct inflight *f;
 
-	while ((f = head(r)) && psn_lt(last_psn(f), psn)) {
+	while ((f = head(q->eng)) && psn_lt(last_psn(f), psn)) {
 		if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
 		    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD) {
 			/* Its responses were lost (C9-148). */
@@ -230,7 +232,7 @@ static void on_read_response(struct nic *n, struct qpc *q, const struct wqe_pkt 
 	static _Thread_local uint8_t wqe[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
 	struct wqe_iov iov[WQE_DESC_MAX_SGE];
 	struct eng_req *r = &q->eng->req;
-	struct inflight *f = head(r);
+	struct inflight *f = head(q->eng);
 	uint32_t mtu = wqe_mtu_to_bytes(q->path_mtu), k;
 	uint64_t off;
 	int niov;
@@ -265,7 +267,7 @@ static void on_atomic_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 {
 	static _Thread_local uint8_t wqe[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
 	struct wqe_iov iov[WQE_DESC_MAX_SGE];
-	struct inflight *f = head(&q->eng->req);
+	struct inflight *f = head(q->eng);
 	uint64_t orig = p->atomicacketh.orig;
 	int niov;
 
@@ -339,7 +341,7 @@ static void on_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 
 	if (!ack_before(n, q, (psn + 1) & PSN_MASK))
 		return;
-	f = head(r);
+	f = head(q->eng);
 	if (f && !psn_lt(psn, f->first_psn) && !psn_lt(psn, r->comp_psn))
 		r->comp_psn = (psn + 1) & PSN_MASK; /* part of a long message */
 	forward_progress(n, q);
@@ -350,7 +352,7 @@ void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	struct eng_req *r = &q->eng->req;
 	uint8_t op = p->bth.opcode;
 
-	if (q->type != WQE_QPT_RC || q->state == WQE_QPS_ERR || !head(r))
+	if (q->type != WQE_QPT_RC || q->state == WQE_QPS_ERR || !head(q->eng))
 		return;
 	/* A response for a PSN not yet sent is bogus (or from an old life);
 	 * a message cut short (tx_open) has sent up to tx_psn. */
@@ -383,7 +385,7 @@ int comp_timers(struct nic *n, struct qpc *q, uint64_t now)
 		nic_kick(q);
 		return 1;
 	}
-	if (r->retrans_at && now >= r->retrans_at && head(r)) {
+	if (r->retrans_at && now >= r->retrans_at && head(q->eng)) {
 		q->eng->stats.timeouts++;
 		r->retrans_at = 0;
 		n->retry_why = "retransmit timeout";

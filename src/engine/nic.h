@@ -34,12 +34,12 @@ struct nic_port {
 	uint16_t pkey[4];
 };
 
-/* Per-QP statistics the engine keeps (wqe/link.h struct wqe_qp_stats),
- * placed for struct eng_qp: packets_received (every packet in, request or
- * response) first, beside the responder's per-packet state; the
- * requester's per-message counters last, beside the requester's state. */
+/* Per-QP statistics the engine keeps (wqe/link.h struct wqe_qp_stats;
+ * packets_received is eng_qp.rx_requests + eng_req.msg.rx_responses): the
+ * counters every message moves sit with the state they go with (struct
+ * nic_msg_stats in struct eng_req, rx_requests in struct eng_qp); these
+ * are the rest. */
 struct nic_qp_stats {
-	uint64_t packets_received;
 	uint64_t inline_wqes;
 	uint64_t fence_stalls;
 	uint64_t rd_atomic_stalls;
@@ -49,7 +49,11 @@ struct nic_qp_stats {
 	uint64_t timeouts;
 	uint64_t rnr_naks_received;
 	uint64_t seq_naks_received;
-	/* per message sent */
+};
+
+/* The requester's counters moved by every message sent (and its ACK). */
+struct nic_msg_stats {
+	uint64_t rx_responses;      /* response packets past the receive filters */
 	uint64_t wqes_fetched;
 	uint64_t wqe_fetch_blocks;  /* 64-byte blocks read from the ring */
 	uint64_t payload_reads;     /* host-memory reads for payload (one per SGE) */
@@ -58,60 +62,75 @@ struct nic_qp_stats {
 	uint64_t bytes_sent;
 };
 
-/* An RC WQE whose packets have left and that waits for its response. */
+/* An RC WQE whose packets have left and that waits for its response:
+ * 16 bytes, four to a cache line. An RC message is at most 2^31 bytes
+ * (requester.c), so at most 2^23 packets at the smallest MTU. */
 struct inflight {
-	uint32_t start;     /* first block */
-	uint32_t nblocks;
-	uint32_t first_psn;
-	uint32_t npsn;
-	uint64_t len;
-	uint8_t op;         /* enum wqe_op */
-	bool signaled;
-};
-
-/* The requester's state for one QP. */
-struct eng_req {
-	uint32_t fetch;          /* block counter of the next WQE to fetch */
-	uint32_t psn;            /* next PSN to send */
-	uint32_t rd_atomic;      /* outstanding READ and atomic requests */
-	uint16_t ip_id;
-	bool stalled;            /* the current stall was already counted */
-	struct inflight *inflight; /* RC: WQEs sent, not yet completed */
-	uint32_t nflight;        /* capacity: one per ring block */
-	uint32_t fl_head, fl_tail;
-	/* completer */
-	uint32_t comp_psn;       /* first PSN not yet acknowledged */
-	uint64_t retrans_at;     /* retransmit deadline (ns), 0 = not armed */
-	uint64_t rnr_at;         /* RNR wait deadline (ns), 0 = not waiting */
-	uint8_t retry_left;      /* transport retries left (retry_cnt) */
-	uint8_t rnr_left;        /* RNR retries left (7 = forever) */
-	bool resume;             /* the next WQE sent resumes at resume_psn */
-	uint32_t resume_first;   /* its first PSN */
-	uint32_t resume_psn;
-	/* A WQE a pass left with packets unsent (REQ_PKT_BUDGET): the next
-	 * pass goes on with it, from tx_psn, before anything else. */
-	bool tx_open;
-	uint32_t tx_start;       /* its first block */
-	uint32_t tx_first_psn;
-	uint32_t tx_psn;         /* the next PSN to send */
+	uint32_t start;          /* first block */
+	uint32_t len;            /* message bytes */
+	uint32_t first_psn : 24;
+	uint32_t nblocks : 8;    /* at most WQE_MAX_BLOCKS */
+	uint32_t npsn : 24;
+	uint32_t op : 7;         /* enum wqe_op */
+	uint32_t signaled : 1;
 };
 
 /*
- * The engine's state for one QP, laid out for the cache lines a packet
+ * The requester's state for one QP, the completer's included. What the
+ * doorbell and every progress pass over the QP read comes first (with
+ * struct eng_qp's @doorbell, one cache line); then the rest of what a
+ * message sent and its ACK touch; then what only retries and messages cut
+ * short reach (see struct eng_qp).
+ */
+struct eng_req {
+	uint32_t fetch;          /* block counter of the next WQE to fetch */
+	uint32_t psn;            /* next PSN to send */
+	uint32_t comp_psn;       /* first PSN not yet acknowledged */
+	uint32_t fl_head, fl_tail; /* in-flight table (struct eng_qp) */
+	uint32_t nflight;        /* its capacity: one per ring block */
+	uint16_t ip_id;
+	bool stalled;            /* the current stall was already counted */
+	bool tx_open;            /* a WQE was left with packets unsent (tx_*) */
+	bool resume;             /* the next WQE sent resumes at resume_psn */
+	uint8_t retry_left;      /* transport retries left (retry_cnt) */
+	uint8_t rnr_left;        /* RNR retries left (7 = forever) */
+	uint64_t retrans_at;     /* retransmit deadline (ns), 0 = not armed */
+	uint64_t rnr_at;         /* RNR wait deadline (ns), 0 = not waiting */
+	/* per message */
+	uint32_t rd_atomic;      /* outstanding READ and atomic requests */
+	/* The WQE a pass left with packets unsent (REQ_PKT_BUDGET): the next
+	 * pass goes on with it, from tx_psn, before anything else. */
+	uint32_t tx_psn;         /* the next PSN to send */
+	struct nic_msg_stats msg;
+	/* retries and messages cut short only */
+	uint32_t tx_start;       /* the open WQE's first block */
+	uint32_t tx_first_psn;
+	uint32_t resume_first;   /* first PSN of the WQE that resumes */
+	uint32_t resume_psn;
+};
+
+/*
+ * The engine's state for one QP, laid out for the cache lines a message
  * touches (bench_scale, many QPs): a request packet of an RDMA WRITE or
- * SEND touches the responder's per-packet tail and stats.packets_received,
- * 176 bytes in a row; a message sent touches the requester's per-message
- * counters (the end of @stats), @nic, @doorbell, @active and @req, 136
- * bytes in a row. The in-flight table follows the structure in the same
- * allocation (nic_qp_create()).
+ * SEND touches the responder's per-packet tail and rx_requests, 184 bytes
+ * from a multiple of 64 into the structure; a message sent, its ACK and
+ * the progress passes over the QP touch @doorbell to the end of req.msg,
+ * the next 128 bytes, and one in-flight entry. The structure itself is
+ * left at malloc's 16-byte alignment on purpose (see eng_alloc() in
+ * nic.c), so these are three and two lines at best.
  */
 struct eng_qp {
 	struct eng_resp resp;
-	struct nic_qp_stats stats;
-	struct nic *nic;        /* the NIC this QP lives in */
+	uint64_t rx_requests;   /* request packets past the receive filters */
+	uint64_t reserved;      /* @doorbell starts the 64 bytes after resp's three */
 	bool doorbell;          /* the doorbell register named this QP */
 	bool active;            /* on the NIC's list of QPs with work or timers */
+	struct nic *nic;        /* the NIC this QP lives in */
 	struct eng_req req;
+	struct nic_qp_stats stats;
+	/* RC WQEs sent, not yet completed: req.nflight entries, 16-byte
+	 * aligned so that none straddles a cache line. */
+	_Alignas(16) struct inflight inflight[];
 };
 
 /* Where the NIC's frames go and come from: the attached link, the

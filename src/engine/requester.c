@@ -22,6 +22,7 @@
  */
 #include "engine/requester.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "engine/completer.h"
@@ -31,6 +32,11 @@
 #define MAX_MSG (1ull << 31)
 /* A UD message may be as large as the port MTU. */
 #define UD_MTU WQE_MTU_4096
+
+/* What an RC WQE's in-flight entry holds fits its fields (nic.h). */
+static_assert(MAX_MSG <= UINT32_MAX && MAX_MSG / 256 < (1u << 24) && WQE_MAX_BLOCKS <= 0xff &&
+		      WQE_OP_COUNT <= 0x80,
+	      "struct inflight holds any RC WQE");
 
 struct fetched {
 	uint8_t buf[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
@@ -71,8 +77,8 @@ static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f
 	f->decoded = false;
 	f->failed_sge = 0;
 	memcpy(f->buf, sq_ring_block(q->sq, f->start), WQE_BLOCK_SIZE);
-	e->stats.wqe_fetch_blocks++;
-	e->stats.wqes_fetched++;
+	e->req.msg.wqe_fetch_blocks++;
+	e->req.msg.wqes_fetched++;
 	if (q->sq->slot_blocks)
 		size = q->sq->slot_blocks * WQE_BLOCK_SIZE; /* rxe: one slot each */
 	else if (wqe_peek_size(q->format, f->buf, WQE_BLOCK_SIZE, &size) || size == 0)
@@ -85,7 +91,7 @@ static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f
 	for (uint32_t i = 1; i < f->nblocks; i++)
 		memcpy(f->buf + i * WQE_BLOCK_SIZE, sq_ring_block(q->sq, f->start + i),
 		       WQE_BLOCK_SIZE);
-	e->stats.wqe_fetch_blocks += f->nblocks - 1;
+	e->req.msg.wqe_fetch_blocks += f->nblocks - 1;
 	dctx.max_bytes = f->nblocks * WQE_BLOCK_SIZE;
 	{
 		enum wqe_decode_err de = wqe_decode(q->format, &dctx, f->buf, dctx.max_bytes, &f->d);
@@ -243,8 +249,8 @@ static bool send_pkts(struct nic *n, struct qpc *q, const struct fetched *f, str
 	     buf = nic_tx_buf(n)) {
 		nic_xmit_buf(n, buf, len);
 		(*sent)++;
-		e->stats.packets_sent++;
-		e->stats.bytes_sent += len;
+		e->req.msg.packets_sent++;
+		e->req.msg.bytes_sent += len;
 	}
 	n->tx_qpn = 0;
 	n->tx_counter = 0;
@@ -288,20 +294,20 @@ static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32
 	 * from them when the request goes out. */
 	for (uint32_t i = 0; i < f->niov && !op_is_rd_atomic(f->d.op); i++)
 		if (!f->d.is_inline && f->iov[i].len) {
-			e->stats.payload_reads++;
-			e->stats.payload_bytes += f->iov[i].len;
+			e->req.msg.payload_reads++;
+			e->req.msg.payload_bytes += f->iov[i].len;
 		}
 	if (q->type == WQE_QPT_RC) {
 		/* In flight from its first packet: an ACK or NAK for any of its
 		 * PSNs finds it. */
-		struct inflight *fl = &e->req.inflight[e->req.fl_head++ % e->req.nflight];
+		struct inflight *fl = &e->inflight[e->req.fl_head++ % e->req.nflight];
 
 		fl->start = f->start;
-		fl->nblocks = f->nblocks;
-		fl->first_psn = z.first_psn;
-		fl->npsn = z.npsn;
-		fl->len = f->d.total_len;
-		fl->op = (uint8_t)f->d.op;
+		fl->len = (uint32_t)f->d.total_len;
+		fl->first_psn = z.first_psn & 0xffffffu;
+		fl->nblocks = f->nblocks & 0xffu;
+		fl->npsn = z.npsn & 0xffffffu;
+		fl->op = (uint32_t)f->d.op & 0x7fu;
 		fl->signaled = f->d.signaled;
 		if (op_is_rd_atomic(f->d.op))
 			e->req.rd_atomic++;
@@ -376,7 +382,7 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 	struct eng_qp *e = q->eng;
 	struct eng_req *r = &e->req;
 	uint32_t next = r->fetch, sent = 0;
-	uint64_t wqes = e->stats.wqes_fetched, blocks = e->stats.wqe_fetch_blocks;
+	uint64_t wqes = e->req.msg.wqes_fetched, blocks = e->req.msg.wqe_fetch_blocks;
 	enum wqe_wc_status st;
 	struct wqe_pktz z;
 
@@ -384,8 +390,8 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 	st = fetch(q, sq_ring_producer(q->sq, r->tx_start) - r->tx_start, f);
 	r->fetch = next;
 	/* Not a new fetch for the counters. */
-	e->stats.wqes_fetched = wqes;
-	e->stats.wqe_fetch_blocks = blocks;
+	e->req.msg.wqes_fetched = wqes;
+	e->req.msg.wqe_fetch_blocks = blocks;
 	if (st == WQE_WC_SUCCESS && f->nblocks != next - r->tx_start)
 		st = refuse(f, WQE_CHECK_WELL_FORMED, "WQE changed size while being sent",
 			    WQE_WC_LOC_QP_OP_ERR);
@@ -445,7 +451,7 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			flush_qp(n, q);
 			return done + 1;
 		}
-		blocks0 = q->eng->stats.wqe_fetch_blocks;
+		blocks0 = q->eng->req.msg.wqe_fetch_blocks;
 		st = fetch(q, pi - r->fetch, &f);
 		if (st == WQE_WC_SUCCESS)
 			st = check(n, q, &f);
@@ -455,8 +461,8 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 		}
 		if (!may_start(n, q, &f)) {
 			/* Not fetched after all: it is fetched again later. */
-			q->eng->stats.wqe_fetch_blocks = blocks0;
-			q->eng->stats.wqes_fetched--;
+			q->eng->req.msg.wqe_fetch_blocks = blocks0;
+			q->eng->req.msg.wqes_fetched--;
 			break;
 		}
 		trace_fetch(n, q, &f);

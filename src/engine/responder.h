@@ -125,8 +125,9 @@ struct resp_ack_tmpl {
 /*
  * The responder's state for one QP. What a request packet of an RDMA WRITE
  * or SEND touches is at the end, from the per-packet counters of @stats on
- * (168 bytes, the NIC's packets_received just after them: see struct
- * eng_qp); what READ, atomics and SEND reach besides comes first.
+ * (176 bytes from a multiple of 64 into struct eng_qp, the NIC's
+ * rx_requests just after them); what READ, atomics and SEND reach besides
+ * comes first.
  */
 struct eng_resp {
 	struct resp_res *res;   /* replay slots (res_cap of them, NULL: none) */

@@ -100,11 +100,13 @@ void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 		n->rx_drops[drop]++;
 		return;
 	}
-	q->eng->stats.packets_received++;
-	if (is_response(p.bth.opcode))
+	if (is_response(p.bth.opcode)) {
+		q->eng->req.msg.rx_responses++;
 		comp_rx(n, q, &p);
-	else
+	} else {
+		q->eng->rx_requests++;
 		resp_rx(n, q, &p);
+	}
 }
 
 void nic_receive(struct nic *n, const uint8_t *frame, size_t len)

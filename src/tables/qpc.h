@@ -64,20 +64,23 @@ bool cqc_push(struct cqc *c, const struct cqe *e);
  * What every packet of the QP reads, sent or received, comes first: the
  * receive filter's and the responder's fields (up to av.dgid) fill the
  * first 64 bytes, the requester's the next 64 (the rest of the address
- * vector, the queues); what only setup and retries read comes last. That
- * is one and two cache lines where the context is 64-byte aligned.
+ * vector, the retry settings, the queues); what only setup reads comes
+ * last. That is one and two cache lines where the context is 64-byte
+ * aligned. @eng, @type and @state, which the doorbell and every progress
+ * pass over the QP read, share the first 16 bytes: one line at any
+ * malloc alignment.
  */
 struct qpc {
-	uint32_t qpn;
+	/* engine progress state, owned by src/engine */
+	struct eng_qp *eng;
 	enum wqe_qp_type type;
 	enum wqe_qp_state state;
+	uint32_t qpn;
 	enum wqe_format format;
 	uint32_t pd;
 	uint32_t access;
 	enum wqe_mtu path_mtu;
 	uint32_t dest_qpn;
-	/* engine progress state, owned by src/engine */
-	struct eng_qp *eng;
 	uint16_t pkey_index;
 	bool sq_sig_all;
 	bool checks_in_engine;   /* post-time-knowable checks left to the NIC */
@@ -86,18 +89,18 @@ struct qpc {
 	uint8_t min_rnr_timer;
 	uint8_t port;
 	struct qpc_addr av;      /* dgid first */
+	uint8_t timeout;         /* read for every message sent and ACK */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
 	struct sq_ring *sq;
 	struct cqc *send_cq;
 	struct rq_ring *rq;
 	struct cqc *recv_cq;
 	uint32_t qkey;
 
-	/* setup and retries only */
+	/* setup only */
 	uint32_t sq_psn;
 	uint32_t rq_psn;
-	uint8_t timeout;
-	uint8_t retry_cnt;
-	uint8_t rnr_retry;
 };
 
 /* QP numbers: base + slot index, base at least QPN_BASE (QPN 0 and 1 are

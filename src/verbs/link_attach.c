@@ -90,20 +90,22 @@ static void fill_resp_stats(const struct resp_stats *r, struct wqe_qp_stats *s)
 int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *s)
 {
 	const struct nic_qp_stats *e;
+	const struct nic_msg_stats *m;
 
 	if (!qp || !s)
 		return EINVAL;
 	e = &qp->qpc.eng->stats;
-	s->wqes_fetched = e->wqes_fetched;
-	s->wqe_fetch_blocks = e->wqe_fetch_blocks;
-	s->payload_reads = e->payload_reads;
-	s->payload_bytes = e->payload_bytes;
+	m = &qp->qpc.eng->req.msg;
+	s->wqes_fetched = m->wqes_fetched;
+	s->wqe_fetch_blocks = m->wqe_fetch_blocks;
+	s->payload_reads = m->payload_reads;
+	s->payload_bytes = m->payload_bytes;
 	s->inline_wqes = e->inline_wqes;
 	s->fence_stalls = e->fence_stalls;
 	s->rd_atomic_stalls = e->rd_atomic_stalls;
-	s->packets_sent = e->packets_sent;
-	s->bytes_sent = e->bytes_sent;
-	s->packets_received = e->packets_received;
+	s->packets_sent = m->packets_sent;
+	s->bytes_sent = m->bytes_sent;
+	s->packets_received = qp->qpc.eng->rx_requests + m->rx_responses;
 	s->wqe_errors = e->wqe_errors;
 	s->flushed = e->flushed;
 	s->retransmits = e->retransmits;
