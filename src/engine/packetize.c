@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
-#include "common/memeq.h"
+#include "common/mem.h"
 
 #define PSN_MASK 0xffffffu
 

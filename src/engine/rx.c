@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "common/memeq.h"
+#include "common/mem.h"
 #include "engine/completer.h"
 #include "engine/responder.h"
 #include "wqe/wire.h"

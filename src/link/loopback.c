@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/memeq.h"
+#include "common/mem.h"
 #include "link/link_int.h"
 
 /* The port whose MAC is the frame's destination and whose queue has room,

@@ -9,6 +9,7 @@
  * UDP ports are read (when the frame holds them) before the IP length is
  * judged.
  */
+#include "common/mem.h"
 #include "wire/wire_int.h"
 
 static void clear_transport(struct wqe_pkt *p)
@@ -190,7 +191,7 @@ int wqe_pkt_parse(const uint8_t *frame, size_t len, struct wqe_pkt *out)
 	size_t off = WQE_ETH_LEN;
 	uint16_t type;
 
-	memset(out, 0, sizeof(*out));
+	mem_clear(out, sizeof(*out)); /* once per frame received */
 	if (len < WQE_ETH_LEN)
 		return WQE_PKT_ETRUNC_ETH;
 	out->has_eth = 1;
