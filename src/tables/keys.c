@@ -48,11 +48,7 @@ uint32_t keys_add(struct key_table *t, uint8_t *host, uint64_t length, uint32_t 
 
 static struct key_entry *lookup(const struct key_table *t, uint32_t key)
 {
-	uint32_t i = key >> 8;
-
-	if (i == 0 || i >= t->cap || !t->e[i].valid || t->e[i].tag != (key & 0xff))
-		return NULL;
-	return &t->e[i];
+	return (struct key_entry *)keys_lookup(t, key);
 }
 
 bool keys_remove(struct key_table *t, uint32_t key)
@@ -77,20 +73,3 @@ bool keys_invalidate_rkey(struct key_table *t, uint32_t key)
 	return true;
 }
 
-enum key_err keys_check(const struct key_table *t, uint32_t key, bool remote, uint32_t pd,
-			uint64_t addr, uint64_t len, uint32_t access, uint8_t **host)
-{
-	const struct key_entry *k = lookup(t, key);
-
-	if (!k || (remote && !k->rkey_valid))
-		return KEY_ERR_INVALID;
-	if (k->pd != pd)
-		return KEY_ERR_PD;
-	if ((k->access & access) != access)
-		return KEY_ERR_ACCESS;
-	/* Written so that no sum can wrap: addr - iova and length - off. */
-	if (addr < k->iova || addr - k->iova > k->length || len > k->length - (addr - k->iova))
-		return KEY_ERR_BOUNDS;
-	*host = k->host + (addr - k->iova);
-	return KEY_OK;
-}

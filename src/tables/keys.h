@@ -52,12 +52,40 @@ uint32_t keys_add(struct key_table *t, uint8_t *host, uint64_t length, uint32_t 
 bool keys_remove(struct key_table *t, uint32_t key);
 /* Invalidates the remote use of @key; false if it does not name a live entry. */
 bool keys_invalidate_rkey(struct key_table *t, uint32_t key);
+
+/* The live entry @key names (index key >> 8, tag key & 0xff), or NULL. */
+static inline const struct key_entry *keys_lookup(const struct key_table *t, uint32_t key)
+{
+	uint32_t i = key >> 8;
+
+	if (i == 0 || i >= t->cap || !t->e[i].valid || t->e[i].tag != (key & 0xff))
+		return NULL;
+	return &t->e[i];
+}
+
 /*
  * Resolves [@addr, @addr + @len) through @key for protection domain @pd
  * needing @access (0 for a plain local read). @remote selects the rkey view.
- * On KEY_OK, *@host points at the first byte.
+ * On KEY_OK, *@host points at the first byte. Inline: every request and
+ * every packet received goes through it.
  */
-enum key_err keys_check(const struct key_table *t, uint32_t key, bool remote, uint32_t pd,
-			uint64_t addr, uint64_t len, uint32_t access, uint8_t **host);
+static inline enum key_err keys_check(const struct key_table *t, uint32_t key, bool remote,
+				      uint32_t pd, uint64_t addr, uint64_t len, uint32_t access,
+				      uint8_t **host)
+{
+	const struct key_entry *k = keys_lookup(t, key);
+
+	if (!k || (remote && !k->rkey_valid))
+		return KEY_ERR_INVALID;
+	if (k->pd != pd)
+		return KEY_ERR_PD;
+	if ((k->access & access) != access)
+		return KEY_ERR_ACCESS;
+	/* Written so that no sum can wrap: addr - iova and length - off. */
+	if (addr < k->iova || addr - k->iova > k->length || len > k->length - (addr - k->iova))
+		return KEY_ERR_BOUNDS;
+	*host = k->host + (addr - k->iova);
+	return KEY_OK;
+}
 
 #endif
