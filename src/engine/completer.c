@@ -67,8 +67,10 @@ void comp_arm(struct nic *n, struct qpc *q)
 {
 	struct eng_req *r = &q->eng->req;
 
+	/* From the time the current progress pass (or received frame)
+	 * started: one clock read a pass, not one a message. */
 	if (!r->retrans_at && timeout_ns(q))
-		r->retrans_at = nic_now(n) + timeout_ns(q);
+		r->retrans_at = n->clock_ns + timeout_ns(q);
 }
 
 static void rearm(struct nic *n, struct qpc *q)
@@ -301,7 +303,7 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 			r->rnr_left--;
 		n->retry_why = "RNR NAK: the responder had no receive WQE";
 		retry_from(n, q, p->bth.psn);
-		r->rnr_at = nic_now(n) + rnr_timer_ns(wqe_aeth_value(syn));
+		r->rnr_at = n->clock_ns + rnr_timer_ns(wqe_aeth_value(syn));
 		return;
 	case WQE_AETH_TYPE_NAK:
 		break;

@@ -189,7 +189,9 @@ struct nic {
 	uint32_t active_cap;
 	struct doorbell_reg db;
 	uint64_t progress_calls;
-	uint64_t clock_ns;         /* timestamp of captured frames */
+	uint64_t clock_ns;         /* nic_now() at the start of this progress pass
+				    * (or received frame): captured frames'
+				    * timestamps and the base of timers armed */
 	uint64_t rx_frames;
 	wqe_trace_fn trace;
 	void *trace_arg;
