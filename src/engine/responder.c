@@ -42,6 +42,7 @@
 
 #include <string.h>
 
+#include "common/mem.h"
 #include "engine/flush.h"
 #include "engine/resp_int.h"
 
@@ -720,7 +721,7 @@ void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	struct resp_ctx c;
 	enum resp_state s = RS_CHK_PSN;
 
-	memset(&c, 0, sizeof(c));
+	mem_clear(&c, sizeof(c)); /* once per request packet: no rep stos */
 	c.n = n;
 	c.q = q;
 	c.r = &q->eng->resp;
