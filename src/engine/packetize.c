@@ -7,6 +7,7 @@
 
 #include "common/bytes.h"
 #include "common/mem.h"
+#include "engine/pktz_int.h"
 
 #define PSN_MASK 0xffffffu
 
@@ -25,9 +26,10 @@ static bool is_atomic(const struct wqe_desc *d)
 	return d->op == WQE_OP_ATOMIC_CMP_AND_SWP || d->op == WQE_OP_ATOMIC_FETCH_AND_ADD;
 }
 
-int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct wqe_desc *d,
-		  uint32_t first_psn, const struct wqe_iov *iov, uint32_t niov, uint16_t ip_id)
+int pktz_init_here(struct wqe_pktz *z, const struct wqe_desc *d, uint32_t first_psn,
+		   const struct wqe_iov *iov, uint32_t niov, uint16_t ip_id)
 {
+	const struct wqe_pktz_qp *qp = &z->qp;
 	uint64_t sum = 0, pkts;
 	uint32_t mtu = wqe_mtu_to_bytes(qp->mtu);
 	unsigned shift;
@@ -42,7 +44,6 @@ int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct
 	/* Every field set here, no clearing first: this runs once a WQE. */
 	shift = (unsigned)__builtin_ctz(mtu); /* MTUs are powers of two */
 	pkts = d->total_len ? (d->total_len + mtu - 1) >> shift : 1;
-	z->qp = *qp;
 	z->d = d;
 	z->iov = iov;
 	z->niov = is_read(d) || is_atomic(d) ? 0 : niov;
@@ -56,7 +57,7 @@ int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct
 	z->ip_id = ip_id;
 	z->tmpl = NULL;
 	z->tmpl_ok = -1;
-	if (qp->type == WQE_QPT_UD) {
+	if (z->qp.type == WQE_QPT_UD) {
 		z->qp.dest_qpn = d->ud.dqpn;
 		memcpy(z->qp.dmac, d->ud.dmac, 6);
 		z->qp.dgid = d->ud.dgid;
@@ -69,6 +70,13 @@ int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct
 invalid:
 	memset(z, 0, sizeof(*z));
 	return EINVAL;
+}
+
+int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct wqe_desc *d,
+		  uint32_t first_psn, const struct wqe_iov *iov, uint32_t niov, uint16_t ip_id)
+{
+	z->qp = *qp;
+	return pktz_init_here(z, d, first_psn, iov, niov, ip_id);
 }
 
 /* Operation code (low 5 bits) of packet @i; the transport base is added by

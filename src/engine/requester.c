@@ -27,6 +27,7 @@
 
 #include "engine/completer.h"
 #include "engine/flush.h"
+#include "engine/pktz_int.h"
 #include "wqe/packetize.h"
 
 #define MAX_MSG (1ull << 31)
@@ -196,9 +197,9 @@ static void fail(struct nic *n, struct qpc *q, struct fetched *f, enum wqe_wc_st
 	flush_qp(n, q);
 }
 
+/* Every field of @p (it is not cleared first). */
 static void pktz_qp_of(const struct nic *n, const struct qpc *q, struct wqe_pktz_qp *p)
 {
-	memset(p, 0, sizeof(*p));
 	p->type = q->type;
 	p->qpn = q->qpn;
 	p->dest_qpn = q->dest_qpn;
@@ -219,16 +220,15 @@ static void pktz_qp_of(const struct nic *n, const struct qpc *q, struct wqe_pktz
 static bool pktz_start(struct nic *n, struct qpc *q, struct fetched *f, uint32_t first_psn,
 		       struct wqe_pktz *z)
 {
-	struct wqe_pktz_qp pq;
-
-	pktz_qp_of(n, q, &pq);
+	pktz_qp_of(n, q, &z->qp);
 	if (q->type == WQE_QPT_UD) {
-		pq.sgid = n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
+		z->qp.sgid =
+		    n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
 		/* rxe's address vector has no UDP port: the QP's own is used. */
 		if (!f->d.ud.udp_sport)
 			f->d.ud.udp_sport = q->av.udp_sport;
 	}
-	if (wqe_pktz_init(z, &pq, &f->d, first_psn, f->iov, f->niov, q->eng->req.ip_id))
+	if (pktz_init_here(z, &f->d, first_psn, f->iov, f->niov, q->eng->req.ip_id))
 		return false;
 	wqe_pktz_use_tmpl(z, &n->req_tmpl);
 	return true;
