@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "common/mtu.h"
+
 const char *wqe_format_str(enum wqe_format fmt)
 {
 	switch (fmt) {
@@ -46,9 +48,7 @@ const char *wqe_mtu_str(enum wqe_mtu m)
 
 uint32_t wqe_mtu_to_bytes(enum wqe_mtu m)
 {
-	if (m < WQE_MTU_256 || m > WQE_MTU_4096)
-		return 0;
-	return 128u << (unsigned)m;
+	return mtu_bytes(m);
 }
 
 const char *wqe_access_flags_str(enum wqe_access_flags f)

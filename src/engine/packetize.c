@@ -7,13 +7,14 @@
 
 #include "common/bytes.h"
 #include "common/mem.h"
+#include "common/mtu.h"
 #include "engine/pktz_int.h"
 
 #define PSN_MASK 0xffffffu
 
-static uint32_t mtu_bytes(const struct wqe_pktz *z)
+static uint32_t pktz_mtu(const struct wqe_pktz *z)
 {
-	return wqe_mtu_to_bytes(z->qp.mtu);
+	return mtu_bytes(z->qp.mtu);
 }
 
 static bool is_read(const struct wqe_desc *d)
@@ -31,7 +32,7 @@ int pktz_init_here(struct wqe_pktz *z, const struct wqe_desc *d, uint32_t first_
 {
 	const struct wqe_pktz_qp *qp = &z->qp;
 	uint64_t sum = 0, pkts;
-	uint32_t mtu = wqe_mtu_to_bytes(qp->mtu);
+	uint32_t mtu = mtu_bytes(qp->mtu);
 	unsigned shift;
 
 	if (!mtu || (unsigned)d->op >= WQE_OP_COUNT || (niov && !iov) ||
@@ -361,7 +362,7 @@ int wqe_pktz_next(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *len,
 
 	if (i >= z->npkts)
 		return 0;
-	mtu = mtu_bytes(z);
+	mtu = pktz_mtu(z);
 	if (!is_read(d) && !is_atomic(d)) {
 		uint64_t rest = d->total_len - z->off;
 
@@ -402,7 +403,7 @@ advance:
 
 int wqe_pktz_seek(struct wqe_pktz *z, uint32_t psn)
 {
-	uint32_t k = (psn - z->first_psn) & PSN_MASK, mtu = mtu_bytes(z);
+	uint32_t k = (psn - z->first_psn) & PSN_MASK, mtu = pktz_mtu(z);
 
 	if (k >= z->npsn)
 		return EINVAL;

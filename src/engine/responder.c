@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "common/mem.h"
+#include "common/mtu.h"
 #include "engine/flush.h"
 #include "engine/resp_int.h"
 
@@ -99,7 +100,7 @@ const char *resp_drop_str(enum resp_drop d)
 
 uint32_t resp_mtu(const struct qpc *q)
 {
-	uint32_t m = wqe_mtu_to_bytes(q->path_mtu);
+	uint32_t m = mtu_bytes(q->path_mtu);
 
 	if (q->type == WQE_QPT_UD)
 		return RESP_UD_MTU;
