@@ -513,8 +513,8 @@ WQE_API int wqe_pkt_build(const struct wqe_pkt *p, const uint8_t *payload, uint3
  * header with IPv4 TOS, TTL and checksum (IPv6 traffic class, flow label,
  * hop limit) set to ones, the UDP header with its checksum set to ones, the
  * BTH with byte 4 (FECN, BECN, resv6) set to ones, then everything after
- * the BTH up to the ICRC. The headers are masked in a small copy; the rest
- * is read in place.
+ * the BTH up to the ICRC. The headers are masked in a copy (of the whole
+ * packet when it is short); the rest is read in place.
  * @l3:    the IP header (IPv4 without options).
  * @len:   bytes from the IP header to the ICRC (exclusive).
  * @ipver: 4 or 6.
@@ -522,6 +522,15 @@ WQE_API int wqe_pkt_build(const struct wqe_pkt *p, const uint8_t *payload, uint3
  * @ipver is bad or @len is shorter than IP + UDP + BTH.
  */
 WQE_API uint32_t wqe_icrc(const uint8_t *l3, size_t len, int ipver);
+
+/*
+ * wqe_icrc_inplace - wqe_icrc() of a packet the caller may write: the
+ * masked fields are set to ones in @l3 itself for the computation and
+ * given back their bytes before it returns, so nothing is copied. The
+ * buffer must not be read by anyone else meanwhile. Same result and
+ * errors as wqe_icrc().
+ */
+WQE_API uint32_t wqe_icrc_inplace(uint8_t *l3, size_t len, int ipver);
 
 /*
  * wqe_icrc_udp - the ICRC of a packet received on (or sent from) a UDP

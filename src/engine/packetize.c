@@ -346,7 +346,7 @@ static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *
 	gather(z, b, plen);
 	memset(b + plen, 0, padcnt + WQE_ICRC_LEN);
 	put_le32(buf + frame_len - WQE_ICRC_LEN,
-		 wqe_icrc(l3, frame_len - WQE_ICRC_LEN - WQE_ETH_LEN, t->ipver));
+		 wqe_icrc_inplace(l3, frame_len - WQE_ICRC_LEN - WQE_ETH_LEN, t->ipver));
 	*len = frame_len;
 	return 1;
 }

@@ -156,7 +156,7 @@ static void send_ack_tmpl(struct resp_ctx *c, const struct resp_ack_tmpl *t, uin
 	put_be24(bth + 9, psn & RESP_PSN_MASK);
 	bth[WQE_BTH_LEN] = syndrome; /* AETH */
 	put_be24(bth + WQE_BTH_LEN + 1, c->r->msn);
-	put_le32(buf + t->len, wqe_icrc(l3, t->len - t->l3_off, t->ipver));
+	put_le32(buf + t->len, wqe_icrc_inplace(l3, t->len - t->l3_off, t->ipver));
 	reply_send(c, buf, (size_t)t->len + WQE_ICRC_LEN);
 }
 

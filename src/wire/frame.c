@@ -156,7 +156,7 @@ void wqe_pkt_build_finish(uint8_t *frame, const struct wqe_pkt_layout *lay)
 	if (lay->opts & WQE_PKT_OPT_RAW_ICRC)
 		icrc = lay->icrc;
 	else
-		icrc = wqe_icrc(l3, lay->icrc_off - lay->l3_off, lay->ipver);
+		icrc = wqe_icrc_inplace(l3, lay->icrc_off - lay->l3_off, lay->ipver);
 	put_le32(frame + lay->icrc_off, icrc);
 	if (lay->opts & WQE_PKT_OPT_UDP_CSUM)
 		put_be16(udp + 6, wire_udp_csum(l3, lay->ipver, udp, lay->frame_len - lay->l4_off));

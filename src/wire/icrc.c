@@ -6,9 +6,12 @@
  * 8 bytes of 0xFF (the stand-in for the LRH), the IP header with the fields
  * a router may change set to ones, the UDP header with its checksum set to
  * ones, the BTH with byte 4 (FECN, BECN, resv6) set to ones, then the rest
- * of the packet up to the ICRC. Only the first 60 bytes at most are copied
- * to mask them; the rest is CRC'd in place by chaining crc32_gzip_refl,
- * whose init argument takes the previous result (zlib's convention).
+ * of the packet up to the ICRC. wqe_icrc() masks a copy: of the whole
+ * packet when it is short (one ISA-L call), else of its first 60 bytes at
+ * most, the rest CRC'd in place by chaining crc32_gzip_refl, whose init
+ * argument takes the previous result (zlib's convention). A sender that
+ * owns its frame uses wqe_icrc_inplace(), which masks the frame itself and
+ * puts the bytes back: no copy at all.
  */
 #include <isa-l/crc.h>
 
@@ -108,6 +111,24 @@ uint32_t wqe_icrc(const uint8_t *l3, size_t len, int ipver)
 	memcpy(tmp, l3, len);
 	mask_ip_udp(tmp, ipver);
 	return crc32_refl(ICRC_LRH_SEED, tmp, len);
+}
+
+uint32_t wqe_icrc_inplace(uint8_t *l3, size_t len, int ipver)
+{
+	uint8_t keep[WQE_IPV6_LEN + WQE_UDP_LEN + WQE_BTH_LEN];
+	size_t hdr_len;
+	uint32_t crc;
+
+	if (ipver != 4 && ipver != 6)
+		return 0;
+	hdr_len = (ipver == 4 ? WQE_IPV4_LEN : WQE_IPV6_LEN) + WQE_UDP_LEN + WQE_BTH_LEN;
+	if (len < hdr_len)
+		return 0;
+	memcpy(keep, l3, hdr_len);
+	mask_ip_udp(l3, ipver);
+	crc = crc32_refl(ICRC_LRH_SEED, l3, len);
+	memcpy(l3, keep, hdr_len);
+	return crc;
 }
 
 uint32_t wqe_icrc_udp(const struct wqe_pkt *p, const uint8_t *bth, size_t len)

@@ -214,6 +214,34 @@ static void test_udp_variant(void)
 	CHECK_EQ(wqe_pkt_parse_bth(frame, 16, &p), WQE_PKT_EINVAL);
 }
 
+/* wqe_icrc_inplace(): the same CRC as wqe_icrc() on the reference vectors
+ * and on random packets of every length, IPv4 and IPv6, and the buffer
+ * exactly as it was afterwards; the same refusals. */
+static void test_inplace(void)
+{
+	static const char v4[] =
+	    "45000034123440004011a531c0a80101c0a80102c12312b7002000000430ffff00000011800000"
+	    "0168656c6c6f000000058377b6";
+	static uint8_t buf[1200], copy[1200];
+	struct test_rng r;
+	size_t n = unhex(frame, v4);
+
+	CHECK_EQ(wqe_icrc_inplace(frame, n - 4, 4), 0xb6778305u);
+	test_rng_seed(&r, 0x1c2c);
+	for (int i = 0; i < 2000; i++) {
+		int ipver = i & 1 ? 6 : 4;
+		size_t len = (ipver == 4 ? 40 : 60) + (size_t)test_rng_below(&r, 1100);
+
+		test_rng_fill(&r, buf, len);
+		memcpy(copy, buf, len);
+		CHECK_EQ(wqe_icrc_inplace(buf, len, ipver), wqe_icrc(copy, len, ipver));
+		CHECK_MEM(buf, copy, len);
+	}
+	CHECK_EQ(wqe_icrc_inplace(buf, 100, 5), 0);
+	CHECK_EQ(wqe_icrc_inplace(buf, 39, 4), 0);
+	CHECK_MEM(buf, copy, 100);
+}
+
 int main(void)
 {
 	test_seed();
@@ -222,5 +250,6 @@ int main(void)
 	test_corruption();
 	test_masked_fields();
 	test_udp_variant();
+	test_inplace();
 	return test_finish();
 }
