@@ -269,8 +269,8 @@ static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *
 			  uint32_t mtu, uint32_t plen)
 {
 	const struct wqe_pktz_tmpl *t = z->tmpl;
-	const struct wqe_desc *d = z->d;
 	struct wqe_wire_opinfo info;
+	struct wqe_pkt x; /* the extension headers only */
 	struct wqe_bth bth;
 	uint32_t padcnt = (0u - plen) & 3u, udp_len, ip_len, sum;
 	uint8_t *l3 = buf + WQE_ETH_LEN, *l4, *b;
@@ -306,43 +306,20 @@ static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *
 	put_be16(l4, z->qp.udp_sport);
 	put_be16(l4 + 4, (uint16_t)udp_len);
 	b = buf + t->len;
-	/* The BTH and the request's headers written directly, in the order
-	 * of the header bits (the builder's); every field as the codecs write
-	 * it (engine_packetize compares each frame with the builder's). */
-	b[0] = bth.opcode;
-	b[1] = (uint8_t)((bth.se & 1u) << 7 | padcnt << 4); /* MigReq 0, TVer 0 */
-	put_be16(b + 2, bth.pkey);
-	put_be32(b + 4, bth.destqp & PSN_MASK); /* FECN, BECN, resv6 0 */
-	put_be32(b + 8, (uint32_t)(bth.ackreq & 1u) << 31 | (bth.psn & PSN_MASK));
-	b += WQE_BTH_LEN;
-	if (info.hdrs & WQE_HDR_DETH) {
-		put_be32(b, (d->ud.qkey & 0x80000000u) ? z->qp.qkey : d->ud.qkey);
-		put_be32(b + 4, z->qp.qpn & PSN_MASK); /* reserved byte 0, source QP */
-		b += WQE_DETH_LEN;
-	}
-	if (info.hdrs & WQE_HDR_RETH) {
-		uint64_t skip = is_read(d) ? z->off : 0;
-
-		put_be64(b, d->remote_addr + skip);
-		put_be32(b + 8, d->rkey);
-		put_be32(b + 12, (uint32_t)(d->total_len - skip));
-		b += WQE_RETH_LEN;
-	}
-	if (info.hdrs & WQE_HDR_ATOMICETH) {
-		put_be64(b, d->remote_addr);
-		put_be32(b + 8, d->rkey);
-		put_be64(b + 12, d->swap_add);
-		put_be64(b + 20, d->op == WQE_OP_ATOMIC_CMP_AND_SWP ? d->compare : 0);
-		b += WQE_ATOMICETH_LEN;
-	}
-	if (info.hdrs & WQE_HDR_IMMDT) {
-		put_be32(b, d->imm);
-		b += WQE_IMMDT_LEN;
-	}
-	if (info.hdrs & WQE_HDR_IETH) {
-		put_be32(b, d->imm);
-		b += WQE_IETH_LEN;
-	}
+	bth.padcnt = (uint8_t)padcnt;
+	b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);
+	fill_ext(z, &x);
+	/* In the order of the header bits, as the builder writes them. */
+	if (info.hdrs & WQE_HDR_DETH)
+		b += wqe_deth_encode(&x.deth, b, WQE_DETH_LEN);
+	if (info.hdrs & WQE_HDR_RETH)
+		b += wqe_reth_encode(&x.reth, b, WQE_RETH_LEN);
+	if (info.hdrs & WQE_HDR_ATOMICETH)
+		b += wqe_atomiceth_encode(&x.atomiceth, b, WQE_ATOMICETH_LEN);
+	if (info.hdrs & WQE_HDR_IMMDT)
+		b += wqe_immdt_encode(&x.immdt, b, WQE_IMMDT_LEN);
+	if (info.hdrs & WQE_HDR_IETH)
+		b += wqe_ieth_encode(&x.ieth, b, WQE_IETH_LEN);
 	gather(z, b, plen);
 	memset(b + plen, 0, padcnt + WQE_ICRC_LEN);
 	put_le32(buf + frame_len - WQE_ICRC_LEN,
