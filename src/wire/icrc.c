@@ -96,15 +96,24 @@ uint32_t wire_icrc_split(const uint8_t *hdrs, size_t hdr_len, int ipver, const u
  * hundred bytes about 15. */
 #define ICRC_ONE_CALL 256u
 
-uint32_t wqe_icrc(const uint8_t *l3, size_t len, int ipver)
+/* IP + UDP + BTH bytes, the part of a packet the ICRC masks; 0 if @ipver
+ * is not 4 or 6 or @len is shorter than that. */
+static size_t icrc_hdr_len(size_t len, int ipver)
 {
-	uint8_t tmp[ICRC_ONE_CALL];
 	size_t hdr_len;
 
 	if (ipver != 4 && ipver != 6)
 		return 0;
 	hdr_len = (ipver == 4 ? WQE_IPV4_LEN : WQE_IPV6_LEN) + WQE_UDP_LEN + WQE_BTH_LEN;
-	if (len < hdr_len)
+	return len < hdr_len ? 0 : hdr_len;
+}
+
+uint32_t wqe_icrc(const uint8_t *l3, size_t len, int ipver)
+{
+	uint8_t tmp[ICRC_ONE_CALL];
+	size_t hdr_len = icrc_hdr_len(len, ipver);
+
+	if (!hdr_len)
 		return 0;
 	if (len > sizeof(tmp))
 		return wire_icrc_split(l3, hdr_len, ipver, l3 + hdr_len, len - hdr_len);
@@ -116,13 +125,10 @@ uint32_t wqe_icrc(const uint8_t *l3, size_t len, int ipver)
 uint32_t wqe_icrc_inplace(uint8_t *l3, size_t len, int ipver)
 {
 	uint8_t keep[WQE_IPV6_LEN + WQE_UDP_LEN + WQE_BTH_LEN];
-	size_t hdr_len;
+	size_t hdr_len = icrc_hdr_len(len, ipver);
 	uint32_t crc;
 
-	if (ipver != 4 && ipver != 6)
-		return 0;
-	hdr_len = (ipver == 4 ? WQE_IPV4_LEN : WQE_IPV6_LEN) + WQE_UDP_LEN + WQE_BTH_LEN;
-	if (len < hdr_len)
+	if (!hdr_len)
 		return 0;
 	memcpy(keep, l3, hdr_len);
 	mask_ip_udp(l3, ipver);
