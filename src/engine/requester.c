@@ -66,20 +66,19 @@ static bool op_is_rd_atomic(enum wqe_op op)
 	       op == WQE_OP_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Step 1: fetch the WQE at req.fetch, block by block, and decode it. */
-static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f)
+/* Step 1: fetch the WQE at block counter @start (@avail blocks posted
+ * from there), block by block, and decode it. f->nblocks: the blocks read. */
+static enum wqe_wc_status fetch(struct qpc *q, uint32_t start, uint32_t avail,
+				struct fetched *f)
 {
-	struct eng_qp *e = q->eng;
 	struct wqe_decode_ctx dctx = {.qp_type = q->type, .max_bytes = 0, .qpn = q->qpn};
 	uint32_t size = 0;
 
-	f->start = e->req.fetch;
+	f->start = start;
 	f->nblocks = 1;
 	f->decoded = false;
 	f->failed_sge = 0;
 	memcpy(f->buf, sq_ring_block(q->sq, f->start), WQE_BLOCK_SIZE);
-	e->req.msg.wqe_fetch_blocks++;
-	e->req.msg.wqes_fetched++;
 	if (q->sq->slot_blocks)
 		size = q->sq->slot_blocks * WQE_BLOCK_SIZE; /* rxe: one slot each */
 	else if (wqe_peek_size(q->format, f->buf, WQE_BLOCK_SIZE, &size) || size == 0)
@@ -92,7 +91,6 @@ static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f
 	for (uint32_t i = 1; i < f->nblocks; i++)
 		memcpy(f->buf + i * WQE_BLOCK_SIZE, sq_ring_block(q->sq, f->start + i),
 		       WQE_BLOCK_SIZE);
-	e->req.msg.wqe_fetch_blocks += f->nblocks - 1;
 	dctx.max_bytes = f->nblocks * WQE_BLOCK_SIZE;
 	{
 		enum wqe_decode_err de = wqe_decode(q->format, &dctx, f->buf, dctx.max_bytes, &f->d);
@@ -106,6 +104,13 @@ static enum wqe_wc_status fetch(struct qpc *q, uint32_t avail, struct fetched *f
 		return refuse(f, WQE_CHECK_WELL_FORMED, "WQE names another QP",
 			      WQE_WC_LOC_QP_OP_ERR);
 	return WQE_WC_SUCCESS;
+}
+
+/* The cost counters of one fetch: a WQE, and the blocks it read. */
+static void count_fetch(struct qpc *q, const struct fetched *f)
+{
+	q->eng->req.msg.wqes_fetched++;
+	q->eng->req.msg.wqe_fetch_blocks += f->nblocks;
 }
 
 /* Steps 2-4: opcode, length, keys. Resolves the SGEs to host memory. */
@@ -379,20 +384,14 @@ static bool may_start(struct nic *n, struct qpc *q, const struct fetched *f)
  */
 static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint32_t budget)
 {
-	struct eng_qp *e = q->eng;
-	struct eng_req *r = &e->req;
-	uint32_t next = r->fetch, sent = 0;
-	uint64_t wqes = e->req.msg.wqes_fetched, blocks = e->req.msg.wqe_fetch_blocks;
+	struct eng_req *r = &q->eng->req;
+	uint32_t sent = 0;
 	enum wqe_wc_status st;
 	struct wqe_pktz z;
 
-	r->fetch = r->tx_start;
-	st = fetch(q, sq_ring_producer(q->sq, r->tx_start) - r->tx_start, f);
-	r->fetch = next;
 	/* Not a new fetch for the counters. */
-	e->req.msg.wqes_fetched = wqes;
-	e->req.msg.wqe_fetch_blocks = blocks;
-	if (st == WQE_WC_SUCCESS && f->nblocks != next - r->tx_start)
+	st = fetch(q, r->tx_start, sq_ring_producer(q->sq, r->tx_start) - r->tx_start, f);
+	if (st == WQE_WC_SUCCESS && f->nblocks != r->fetch - r->tx_start)
 		st = refuse(f, WQE_CHECK_WELL_FORMED, "WQE changed size while being sent",
 			    WQE_WC_LOC_QP_OP_ERR);
 	if (st == WQE_WC_SUCCESS)
@@ -407,7 +406,6 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 		r->tx_open = false;
 		if (q->type == WQE_QPT_RC)
 			r->fl_head--; /* its in-flight entry, the newest */
-		r->fetch = r->tx_start;
 		fail(n, q, f, st);
 		return 0;
 	}
@@ -439,7 +437,6 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 	while (done < budget && pkts < REQ_PKT_BUDGET && q->state == WQE_QPS_RTS) {
 		uint32_t pi = sq_ring_producer(q->sq, r->fetch);
 		enum wqe_wc_status st;
-		uint64_t blocks0;
 
 		if (r->fetch == pi || r->rnr_at)
 			break;
@@ -451,20 +448,17 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			flush_qp(n, q);
 			return done + 1;
 		}
-		blocks0 = q->eng->req.msg.wqe_fetch_blocks;
-		st = fetch(q, pi - r->fetch, &f);
+		st = fetch(q, r->fetch, pi - r->fetch, &f);
 		if (st == WQE_WC_SUCCESS)
 			st = check(n, q, &f);
 		if (st != WQE_WC_SUCCESS) {
+			count_fetch(q, &f);
 			fail(n, q, &f, st);
 			return done + 1;
 		}
-		if (!may_start(n, q, &f)) {
-			/* Not fetched after all: it is fetched again later. */
-			q->eng->req.msg.wqe_fetch_blocks = blocks0;
-			q->eng->req.msg.wqes_fetched--;
-			break;
-		}
+		if (!may_start(n, q, &f))
+			break; /* not fetched after all: it is fetched again later */
+		count_fetch(q, &f);
 		trace_fetch(n, q, &f);
 		pkts += send_wqe(n, q, &f, REQ_PKT_BUDGET - pkts);
 		done++;
@@ -480,9 +474,10 @@ int req_not_ready(struct nic *n, struct qpc *q)
 
 	if (r->fetch == pi)
 		return 0;
-	if (fetch(q, pi - r->fetch, &f) == WQE_WC_SUCCESS)
+	if (fetch(q, r->fetch, pi - r->fetch, &f) == WQE_WC_SUCCESS)
 		refuse(&f, WQE_CHECK_QP_STATE, "posted while the QP is not ready to send (below RTS)",
 		       WQE_WC_LOC_QP_OP_ERR);
+	count_fetch(q, &f);
 	fail(n, q, &f, WQE_WC_LOC_QP_OP_ERR);
 	return 1;
 }
