@@ -15,60 +15,34 @@
 #include "common/bytes.h"
 #include "engine/resp_int.h"
 
-/* The path facts a response's headers come from, as reply_path() reads
- * them from the QP and the port. */
-struct resp_path {
-	uint8_t src[16];        /* this port's GID at the QP's sgid index */
-	uint8_t dst[16];        /* the QP's destination GID */
-	uint8_t dmac[6];
-	uint8_t smac[6];
-	uint32_t flow_label;
-	uint32_t dest_qpn;
-	uint16_t udp_sport;
-	uint16_t pkey;
-	uint8_t tclass;
-	uint8_t hop_limit;
-};
-
-/* The path facts of @c's responses, as reply_hdrs() uses them. */
-static void reply_path(const struct resp_ctx *c, struct resp_path *k)
+/* The headers of a response of @c's QP: its path in reverse (this port's
+ * GID at the QP's sgid index and its MAC; the QP's address vector), the
+ * peer QP and the P_Key, @opcode, @psn, and an AETH with @syndrome and the
+ * current MSN. */
+static void reply_hdrs(const struct resp_ctx *c, struct wqe_pkt *p, uint8_t opcode, uint32_t psn,
+		       uint8_t syndrome)
 {
 	const struct nic *n = c->n;
 	const struct qpc *q = c->q;
 	uint8_t gi = q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0;
 	uint16_t pi = q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0;
 
-	memcpy(k->src, n->port.gid[gi].raw, 16);
-	memcpy(k->dst, q->av.dgid.raw, 16);
-	memcpy(k->dmac, q->av.dmac, 6);
-	memcpy(k->smac, n->port.mac, 6);
-	k->flow_label = q->av.flow_label;
-	k->dest_qpn = q->dest_qpn;
-	k->udp_sport = q->av.udp_sport;
-	k->pkey = n->port.pkey[pi];
-	k->tclass = q->av.tclass;
-	k->hop_limit = q->av.hop_limit;
-}
-
-static void reply_hdrs(const struct resp_ctx *c, const struct resp_path *k, struct wqe_pkt *p,
-		       uint8_t opcode, uint32_t psn, uint8_t syndrome)
-{
 	memset(p, 0, sizeof(*p));
-	memcpy(p->dmac, k->dmac, 6);
-	memcpy(p->smac, k->smac, 6);
-	memcpy(p->src.raw, k->src, 16);
-	memcpy(p->dst.raw, k->dst, 16);
+	memcpy(p->dmac, q->av.dmac, 6);
+	memcpy(p->smac, n->port.mac, 6);
+	p->src = n->port.gid[gi];
+	p->dst = q->av.dgid;
 	p->ipver = wqe_gid_is_v4(&p->src) ? 4 : 6;
-	p->tos = k->tclass;
-	p->ttl = k->hop_limit ? k->hop_limit : 64;
-	p->flow_label = p->ipver == 6 ? k->flow_label & 0xfffffu : 0;
+	p->tos = q->av.tclass;
+	p->ttl = q->av.hop_limit ? q->av.hop_limit : 64;
+	p->flow_label = p->ipver == 6 ? q->av.flow_label & 0xfffffu : 0;
 	p->ip_id = c->r->ip_id;
 	p->ip_flags = 2; /* DF */
-	p->sport = k->udp_sport;
+	p->sport = q->av.udp_sport;
 	p->dport = WQE_ROCEV2_PORT;
 	p->bth.opcode = opcode;
-	p->bth.pkey = k->pkey;
-	p->bth.destqp = k->dest_qpn & RESP_PSN_MASK;
+	p->bth.pkey = n->port.pkey[pi];
+	p->bth.destqp = q->dest_qpn & RESP_PSN_MASK;
 	p->bth.psn = psn & RESP_PSN_MASK;
 	p->aeth.syndrome = syndrome;
 	p->aeth.msn = c->r->msn;
@@ -107,12 +81,10 @@ static bool ack_template(struct resp_ctx *c, struct resp_ack_tmpl *t)
 {
 	uint8_t buf[RESP_ACK_TMPL_MAX + WQE_ICRC_LEN];
 	struct wqe_pkt_layout lay;
-	struct resp_path k;
 	struct wqe_pkt p;
 
 	t->len = 0;
-	reply_path(c, &k);
-	reply_hdrs(c, &k, &p, WQE_WIRE_RC_ACKNOWLEDGE, 0, 0);
+	reply_hdrs(c, &p, WQE_WIRE_RC_ACKNOWLEDGE, 0, 0);
 	p.ip_id = 0;
 	p.aeth.msn = 0;
 	if (wqe_pkt_build_hdrs(&p, 0, buf, sizeof(buf), &lay))
@@ -235,12 +207,10 @@ void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn)
 
 void resp_send_atomic_ack(struct resp_ctx *c)
 {
-	struct resp_path k;
 	struct wqe_pkt p;
 
 	ack_due_first(c);
-	reply_path(c, &k);
-	reply_hdrs(c, &k, &p, WQE_WIRE_RC_ATOMIC_ACKNOWLEDGE, c->p->bth.psn,
+	reply_hdrs(c, &p, WQE_WIRE_RC_ATOMIC_ACKNOWLEDGE, c->p->bth.psn,
 		   WQE_AETH_ACK_UNLIMITED);
 	p.atomicacketh.orig = c->res->orig;
 	reply_xmit(c, &p, NULL, 0);
@@ -273,14 +243,12 @@ bool resp_send_read(struct resp_ctx *c)
 	do {
 		uint32_t pl = left < mtu ? left : mtu;
 		uint8_t *host = NULL;
-		struct resp_path k;
 		struct wqe_pkt p;
 
 		if (pl && keys_check(&c->n->keys, res->rkey, true, c->q->pd, va, pl,
 				     WQE_ACCESS_REMOTE_READ, &host) != KEY_OK)
 			return false;
-		reply_path(c, &k);
-		reply_hdrs(c, &k, &p, read_opcode(first, left <= mtu), psn, WQE_AETH_ACK_UNLIMITED);
+		reply_hdrs(c, &p, read_opcode(first, left <= mtu), psn, WQE_AETH_ACK_UNLIMITED);
 		reply_xmit(c, &p, host, pl);
 		c->r->stats.read_responses++;
 		c->r->stats.bytes_read += pl;
