@@ -25,17 +25,6 @@ static const enum wqe_op ops[] = {
 	WQE_OP_ATOMIC_FETCH_AND_ADD,
 };
 
-static void gid_v4(union wqe_gid *g, uint8_t last)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[10] = 0xff;
-	g->raw[11] = 0xff;
-	g->raw[12] = 192;
-	g->raw[13] = 168;
-	g->raw[14] = 7;
-	g->raw[15] = last;
-}
-
 static void gid_v6(union wqe_gid *g, uint8_t last)
 {
 	memset(g, 0, sizeof(*g));
@@ -61,8 +50,8 @@ static void path_qp(struct wqe_pktz_qp *q, enum wqe_qp_type t, enum wqe_mtu mtu,
 		gid_v6(&q->sgid, 1);
 		gid_v6(&q->dgid, (uint8_t)(2 + k));
 	} else {
-		gid_v4(&q->sgid, 1);
-		gid_v4(&q->dgid, (uint8_t)(2 + k));
+		test_gid_v4(&q->sgid, 192, 168, 7, 1);
+		test_gid_v4(&q->dgid, 192, 168, 7, (uint8_t)(2 + k));
 	}
 	q->udp_sport = (uint16_t)(0xc000 + 7 * k);
 	q->tclass = (uint8_t)(k & 4 ? 0x68 : 0);
@@ -88,7 +77,7 @@ static void make_desc(struct wqe_desc *d, enum wqe_op op, uint64_t len, unsigned
 	if (k & 2)
 		gid_v6(&d->ud.dgid, 9);
 	else
-		gid_v4(&d->ud.dgid, 9);
+		test_gid_v4(&d->ud.dgid, 192, 168, 7, 9);
 }
 
 /* Expands the message twice, without and with @t, and compares. */

@@ -7,16 +7,6 @@
 
 static const uint8_t peer_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
 
-static void gid_v4(union wqe_gid *g, uint8_t last)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[10] = 0xff;
-	g->raw[11] = 0xff;
-	g->raw[12] = 192;
-	g->raw[14] = 2;
-	g->raw[15] = last;
-}
-
 /* test_qp_to_rts(), with the expected PSN of our receive side set to @rq_psn. */
 static void to_rts(struct wqe_qp *qp, enum wqe_qp_type type, enum wqe_mtu mtu, uint32_t rq_psn)
 {
@@ -103,7 +93,7 @@ void rt_req(const struct rt *t, struct wqe_pkt *p, uint8_t opcode, uint32_t psn)
 	memcpy(p->dmac, t->ctx->attr.mac, 6);
 	memcpy(p->smac, peer_mac, 6);
 	p->ipver = 4;
-	gid_v4(&p->src, 2);
+	test_gid_v4(&p->src, 192, 0, 2, 2);
 	p->dst = t->ctx->attr.gid[0];
 	p->ttl = 64;
 	p->ip_flags = 2;
@@ -143,7 +133,7 @@ static void pktz_qp(const struct rt *t, struct wqe_pktz_qp *q)
 	q->pkey = 0xffff;
 	q->qkey = RT_QKEY;
 	memcpy(q->smac, peer_mac, 6);
-	gid_v4(&q->sgid, 2);
+	test_gid_v4(&q->sgid, 192, 0, 2, 2);
 	memcpy(q->dmac, t->ctx->attr.mac, 6);
 	q->dgid = t->ctx->attr.gid[0];
 	q->udp_sport = 0xc123;
@@ -196,7 +186,7 @@ void rt_get(const struct rt *t, size_t i, struct wqe_pkt *out)
 	if (!f)
 		return;
 	CHECK_EQ(wqe_pkt_parse(f, len, out), 0);
-	gid_v4(&peer, 2);
+	test_gid_v4(&peer, 192, 0, 2, 2);
 	CHECK(out->icrc_ok);
 	CHECK(out->ip_csum_ok);
 	CHECK_EQ(out->dport, WQE_ROCEV2_PORT);

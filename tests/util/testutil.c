@@ -159,3 +159,14 @@ enum wqe_format test_format(void)
 		return WQE_FORMAT_RXE;
 	return WQE_FORMAT_MLX5;
 }
+
+void test_gid_v4(union wqe_gid *g, uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	memset(g, 0, sizeof(*g));
+	g->raw[10] = 0xff;
+	g->raw[11] = 0xff;
+	g->raw[12] = a;
+	g->raw[13] = b;
+	g->raw[14] = c;
+	g->raw[15] = d;
+}
