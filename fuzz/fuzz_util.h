@@ -61,6 +61,10 @@ void fz_allow(struct fz_arena *a, const void *p, size_t len);
 /* Dies if a byte not allowed to change has changed; @what names the input step. */
 void fz_arena_check(const struct fz_arena *a, const char *what);
 
+/* With WQE_FUZZ_SEEDS=DIR in the environment: @write(DIR) writes the
+ * target's seed corpus there, then the process exits 0. Otherwise nothing. */
+void fz_seeds_from_env(void (*write)(const char *dir));
+
 /* A clock the harness moves: pass &fz_clock_ns to wqe_context_set_clock. */
 uint64_t fz_clock(void *arg);
 

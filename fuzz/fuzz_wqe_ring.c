@@ -605,13 +605,8 @@ static void write_seeds(const char *dir)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = getenv("WQE_FUZZ_SEEDS");
-
 	(void)argc;
 	(void)argv;
-	if (dir) {
-		write_seeds(dir);
-		exit(0);
-	}
+	fz_seeds_from_env(write_seeds);
 	return 0;
 }
