@@ -69,8 +69,10 @@ void comp_arm(struct nic *n, struct qpc *q)
 
 	/* From the time the current progress pass (or received frame)
 	 * started: one clock read a pass, not one a message. */
-	if (!r->retrans_at && timeout_ns(q))
+	if (!r->retrans_at && timeout_ns(q)) {
 		r->retrans_at = n->clock_ns + timeout_ns(q);
+		nic_timer_armed(n, q, r->retrans_at);
+	}
 }
 
 static void rearm(struct nic *n, struct qpc *q)
@@ -80,6 +82,7 @@ static void rearm(struct nic *n, struct qpc *q)
 	r->retrans_at = 0;
 	if (head(q->eng))
 		comp_arm(n, q);
+	nic_timer_update(n, q);
 }
 
 static void complete_head(struct qpc *q, enum wqe_wc_status st)
@@ -304,6 +307,7 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 		n->retry_why = "RNR NAK: the responder had no receive WQE";
 		retry_from(n, q, p->bth.psn);
 		r->rnr_at = n->clock_ns + rnr_timer_ns(wqe_aeth_value(syn));
+		nic_timer_armed(n, q, r->rnr_at);
 		return;
 	case WQE_AETH_TYPE_NAK:
 		break;

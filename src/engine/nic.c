@@ -26,6 +26,7 @@ struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port)
 	n->format = fmt;
 	n->port = *port;
 	n->frame = n->frame_store + NIC_FRAME_SHIFT;
+	n->timer_min = UINT64_MAX;
 	/* Each port numbers its QPs from its own base (from its MAC), so two
 	 * endpoints' QPs are told apart on the wire and in traces. */
 	if (keys_init(&n->keys, NIC_KEYS) ||
@@ -43,6 +44,7 @@ void nic_destroy(struct nic *n)
 		return;
 	free(n->ah);
 	free(n->active);
+	free(n->timed);
 	keys_fini(&n->keys);
 	qp_table_fini(&n->qps);
 	free(n);
@@ -90,6 +92,15 @@ static struct eng_qp *eng_alloc(uint32_t nflight)
 
 int nic_qp_create(struct nic *n, struct qpc *q)
 {
+	if (n->timed_cap <= n->qps.used) { /* an entry for every QP */
+		uint32_t nc = n->timed_cap ? n->timed_cap * 2 : 64;
+		struct nic_timer *nt = realloc(n->timed, nc * sizeof(*nt));
+
+		if (!nt)
+			return ENOMEM;
+		n->timed = nt;
+		n->timed_cap = nc;
+	}
 	q->eng = eng_alloc(q->sq->nblocks);
 	if (!q->eng)
 		return ENOMEM;
@@ -103,11 +114,27 @@ int nic_qp_create(struct nic *n, struct qpc *q)
 	return 0;
 }
 
+/* Takes entry @i off the timer list (the last one moves there). */
+static void timer_drop(struct nic *n, uint32_t i)
+{
+	struct nic_timer *t = &n->timed[i];
+
+	t->q->eng->timed = false;
+	*t = n->timed[--n->ntimed];
+	if (i < n->ntimed)
+		t->q->eng->timed_idx = i;
+}
+
 void nic_qp_destroy(struct nic *n, struct qpc *q)
 {
 	for (uint32_t i = 0; i < n->nactive; i++)
 		if (n->active[i] == q)
 			n->active[i--] = n->active[--n->nactive];
+	for (uint32_t i = 0; i < n->ndb_pend; i++)
+		if (n->db_pend[i] == q)
+			n->db_pend[i--] = n->db_pend[--n->ndb_pend];
+	if (q->eng->timed)
+		timer_drop(n, q->eng->timed_idx);
 	qp_table_remove(&n->qps, q->qpn);
 	resp_destroy(&q->eng->resp);
 	free(q->eng);
@@ -135,7 +162,8 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 	resp_modified(q);
 	q->state = s;
 	if (s == WQE_QPS_RESET) {
-		bool active = e->active;
+		bool active = e->active, timed = e->timed;
+		uint32_t timed_idx = e->timed_idx;
 		uint32_t nfl = e->req.nflight;
 		struct resp_res *res = e->resp.res;
 		uint32_t cap = e->resp.res_cap;
@@ -144,13 +172,21 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 		if (res)
 			memset(res, 0, cap * sizeof(*res));
 		e->nic = n;
-		e->active = active;
+		e->active = active; /* still on the lists: they drop it */
+		e->timed = timed;
+		e->timed_idx = timed_idx;
 		e->req.nflight = nfl;
 		e->resp.res = res;
 		e->resp.res_cap = cap;
 	}
 	if (s == WQE_QPS_ERR)
 		nic_kick(q); /* flush what is outstanding */
+	/* Back in RTS (from SQD) with a timer still armed: the list dropped
+	 * the QP while it was out of RTS. */
+	if (s == WQE_QPS_RTS && e->req.retrans_at)
+		nic_timer_armed(n, q, e->req.retrans_at);
+	if (s == WQE_QPS_RTS && e->req.rnr_at)
+		nic_timer_armed(n, q, e->req.rnr_at);
 }
 
 static uint32_t doorbell_qpn(const struct nic *n, const uint8_t val[8]);
@@ -175,8 +211,39 @@ void nic_doorbell(struct nic *n, const uint8_t val[8])
 	 * mailbox only keeps the last writes for whoever wants to see them. */
 	doorbell_write(&n->db, val);
 	q = qp_table_find(&n->qps, qpn);
-	if (q)
+	if (!q)
+		return;
+	if (n->ndb_pend == NIC_DB_PEND)
+		nic_take_doorbells(n);
+	n->db_pend[n->ndb_pend++] = q;
+	/* Start fetching the QP context (struct qpc: three lines, not
+	 * aligned) for nic_take_doorbells(). */
+	__builtin_prefetch(q);
+	__builtin_prefetch((const uint8_t *)q + 64);
+	__builtin_prefetch((const uint8_t *)q + 128);
+	__builtin_prefetch((const uint8_t *)q + sizeof(*q) - 1);
+}
+
+void nic_take_doorbells(struct nic *n)
+{
+	/* Two passes: the first starts fetching every QP's engine state
+	 * (the QP contexts came with the doorbells), so that the misses
+	 * overlap; the second reads it. */
+	for (uint32_t i = 0; i < n->ndb_pend; i++) {
+		const struct eng_qp *e = n->db_pend[i]->eng;
+
+		__builtin_prefetch(&e->doorbell, 1);
+		__builtin_prefetch((const uint8_t *)&e->doorbell + 64, 1);
+	}
+	for (uint32_t i = 0; i < n->ndb_pend; i++) {
+		struct qpc *q = n->db_pend[i];
+		const struct eng_req *r = &q->eng->req;
+
 		nic_kick(q);
+		/* The in-flight entry its next message takes. */
+		__builtin_prefetch(&q->eng->inflight[r->fl_head % r->nflight], 1);
+	}
+	n->ndb_pend = 0;
 }
 
 void nic_kick(struct qpc *q)
@@ -197,6 +264,39 @@ void nic_kick(struct qpc *q)
 	}
 	n->active[n->nactive++] = q;
 	q->eng->active = true;
+}
+
+void nic_timer_armed(struct nic *n, struct qpc *q, uint64_t at)
+{
+	struct eng_qp *e = q->eng;
+
+	if (at < n->timer_min)
+		n->timer_min = at;
+	if (e->timed) {
+		if (at < n->timed[e->timed_idx].at)
+			n->timed[e->timed_idx].at = at;
+		return;
+	}
+	/* nic_qp_create() made room for every QP. */
+	e->timed = true;
+	e->timed_idx = n->ntimed;
+	n->timed[n->ntimed++] = (struct nic_timer){q, at};
+}
+
+void nic_timer_update(struct nic *n, struct qpc *q)
+{
+	const struct eng_req *r = &q->eng->req;
+	uint64_t at = UINT64_MAX;
+
+	if (!q->eng->timed)
+		return;
+	if (r->retrans_at)
+		at = r->retrans_at;
+	if (r->rnr_at && r->rnr_at < at)
+		at = r->rnr_at;
+	n->timed[q->eng->timed_idx].at = at;
+	if (at < n->timer_min)
+		n->timer_min = at;
 }
 
 void nic_trace(struct nic *n, struct wqe_trace_event *ev)
@@ -303,13 +403,53 @@ static int take_frames(struct nic *n)
 	return work;
 }
 
-/* Work for one QP; returns whether it must stay on the active list. */
-static bool progress_qp(struct nic *n, struct qpc *q, uint64_t now, int *work)
+/*
+ * The timers whose time has come (comp_timers()): a walk over the timer
+ * list that reads a QP's state only when its entry's time has come (an
+ * entry is exact after an ACK, nic_timer_update(), and early after a
+ * rarer disarm: a retry, an error), drops the QPs out of RTS, and finds
+ * the earliest time left. Timers armed during the walk (a retry resends,
+ * the resend arms) lower n->timer_min themselves; an entry added during
+ * the walk is seen by it.
+ */
+static int run_timers(struct nic *n, uint64_t now)
+{
+	int work = 0;
+
+	n->timer_min = UINT64_MAX;
+	for (uint32_t i = 0; i < n->ntimed;) {
+		struct nic_timer *t = &n->timed[i];
+		struct qpc *q = t->q;
+		bool rts;
+
+		if (t->at > now) {
+			if (t->at < n->timer_min)
+				n->timer_min = t->at;
+			i++;
+			continue;
+		}
+		rts = q->type == WQE_QPT_RC && q->state == WQE_QPS_RTS;
+		if (!rts) {
+			timer_drop(n, i);
+			continue;
+		}
+		work += comp_timers(n, q, now);
+		/* Kept with no timer armed (at UINT64_MAX, skipped): a QP
+		 * that sends arms again soon. */
+		nic_timer_update(n, q);
+		if (n->timed[i].at < n->timer_min)
+			n->timer_min = n->timed[i].at;
+		i++;
+	}
+	return work;
+}
+
+/* Doorbell work for one QP; returns whether it must stay on the active
+ * list. */
+static bool progress_qp(struct nic *n, struct qpc *q, int *work)
 {
 	struct eng_req *r = &q->eng->req;
 
-	if (q->type == WQE_QPT_RC && q->state == WQE_QPS_RTS)
-		*work += comp_timers(n, q, now);
 	if (q->eng->doorbell) {
 		if (q->state == WQE_QPS_RTS)
 			*work += req_run(n, q, 64);
@@ -322,8 +462,7 @@ static bool progress_qp(struct nic *n, struct qpc *q, uint64_t now, int *work)
 		q->eng->doorbell = q->state == WQE_QPS_RTS &&
 				   (r->tx_open || r->fetch != sq_ring_producer(q->sq, r->fetch));
 	}
-	return q->eng->doorbell ||
-	       (q->state == WQE_QPS_RTS && (r->retrans_at || r->rnr_at || r->fl_head != r->fl_tail));
+	return q->eng->doorbell;
 }
 
 int nic_progress(struct nic *n)
@@ -332,13 +471,17 @@ int nic_progress(struct nic *n)
 	int work;
 
 	n->progress_calls++;
+	nic_take_doorbells(n);
 	work = take_frames(n);
-	/* Only QPs with work or timers: the cost of a call does not grow with
-	 * the number of idle QPs. The list may grow while we walk it. */
+	if (now >= n->timer_min)
+		work += run_timers(n, now);
+	/* Only QPs with work: the cost of a call does not grow with the
+	 * number of idle QPs, nor with those that only wait for their ACKs.
+	 * The list may grow while we walk it. */
 	for (uint32_t i = 0; i < n->nactive;) {
 		struct qpc *q = n->active[i];
 
-		if (progress_qp(n, q, now, &work)) {
+		if (progress_qp(n, q, &work)) {
 			i++;
 			continue;
 		}
@@ -352,10 +495,10 @@ int nic_next_deadline(const struct nic *n, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
-	for (uint32_t i = 0; i < n->nactive; i++) {
-		const struct qpc *q = n->active[i];
+	for (uint32_t i = 0; i < n->ntimed; i++) {
+		const struct qpc *q = n->timed[i].q;
 
-		if (q->state == WQE_QPS_ERR)
+		if (q->type != WQE_QPT_RC || q->state != WQE_QPS_RTS)
 			continue;
 		if (q->eng->req.retrans_at && q->eng->req.retrans_at < best)
 			best = q->eng->req.retrans_at;

@@ -124,7 +124,9 @@ struct eng_qp {
 	uint64_t rx_requests;   /* request packets past the receive filters */
 	uint64_t reserved;      /* @doorbell starts the 64 bytes after resp's three */
 	bool doorbell;          /* the doorbell register named this QP */
-	bool active;            /* on the NIC's list of QPs with work or timers */
+	bool active;            /* on the NIC's list of QPs with work */
+	bool timed;             /* on the NIC's timer list, at @timed_idx */
+	uint32_t timed_idx;     /* its entry there (struct nic, @timed) */
 	struct nic *nic;        /* the NIC this QP lives in */
 	struct eng_req req;
 	struct nic_qp_stats stats;
@@ -157,6 +159,15 @@ struct nic_tx {
 #define NIC_FRAME_MAX 4352u
 #define NIC_FRAME_SHIFT 2u
 
+/* Doorbells held before the NIC takes them (struct nic, db_pend). */
+#define NIC_DB_PEND 64u
+
+/* An entry of the NIC's timer list (struct nic, @timed). */
+struct nic_timer {
+	struct qpc *q;
+	uint64_t at; /* q's earliest deadline is not earlier than this */
+};
+
 /* An address handle as the NIC holds it (rxe WQEs name it by number). */
 struct nic_ah {
 	bool valid;
@@ -183,11 +194,28 @@ struct nic {
 	struct qp_table qps;
 	/* QPs whose responder owes an ACK (responder.h, resp_ack_flush()). */
 	struct qpc *ack_due;
-	/* QPs with work pending or timers armed: progress visits only these. */
+	/* QPs with work pending: progress visits only these. */
 	struct qpc **active;
 	uint32_t nactive;
 	uint32_t active_cap;
+	/* QPs in RTS with a timer armed (retransmit or RNR wait), each with
+	 * a time its deadline is not earlier than, and a time no deadline
+	 * among them is earlier than (UINT64_MAX: none): progress walks the
+	 * list only once that time has come, and reads a QP's own state only
+	 * when its entry's time has come (nic_timer_armed()). Room for every
+	 * QP is made when the QP is created, so arming never allocates. */
+	struct nic_timer *timed;
+	uint32_t ntimed;
+	uint32_t timed_cap;
+	uint64_t timer_min;
 	struct doorbell_reg db;
+	/* QPs whose doorbell arrived since the last progress call, not yet
+	 * put on the active list: the doorbell only starts the fetch of the
+	 * QP's engine state (a prefetch), progress takes them
+	 * (nic_take_doorbells()), so posting to many QPs does not wait for
+	 * each one's state to come from memory. */
+	struct qpc *db_pend[NIC_DB_PEND];
+	uint32_t ndb_pend;
 	uint64_t progress_calls;
 	uint64_t clock_ns;         /* nic_now() at the start of this progress pass
 				    * (or received frame): captured frames'
@@ -226,6 +254,13 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s);
 
 /* Marks @q as having work: progress will look at it. */
 void nic_kick(struct qpc *q);
+/* The doorbells held since the last call: their QPs go on the active list. */
+void nic_take_doorbells(struct nic *n);
+/* @q's requester armed a timer for @at (ns): it goes on the timer list. */
+void nic_timer_armed(struct nic *n, struct qpc *q, uint64_t at);
+/* @q's timers changed (an ACK re-armed or disarmed them): its timer-list
+ * entry becomes exact, so that the list's walk does not read the QP. */
+void nic_timer_update(struct nic *n, struct qpc *q);
 
 /* The doorbell register write of one post call (8 bytes). */
 void nic_doorbell(struct nic *n, const uint8_t val[8]);

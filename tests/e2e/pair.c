@@ -145,6 +145,35 @@ int pair_open_opts(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 	return 0;
 }
 
+int pair_extra(struct pair *p, enum wqe_mtu mtu, uint32_t max_wr, const struct pair_opts *o,
+	       struct wqe_qp **qa, struct wqe_qp **qb)
+{
+	struct wqe_qp_init_attr ia;
+	struct ep a = p->a, b = p->b;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = p->type;
+	ia.cap.max_send_wr = max_wr;
+	ia.cap.max_recv_wr = max_wr;
+	ia.cap.max_send_sge = 4;
+	ia.cap.max_recv_sge = 4;
+	ia.cap.max_inline_data = o->max_inline;
+	ia.send_cq = p->a.scq;
+	ia.recv_cq = p->a.rcq;
+	a.qp = wqe_create_qp(p->a.pd, &ia);
+	ia.send_cq = p->b.scq;
+	ia.recv_cq = p->b.rcq;
+	b.qp = wqe_create_qp(p->b.pd, &ia);
+	*qa = a.qp;
+	*qb = b.qp;
+	a.ah = b.ah = NULL;
+	if (!a.qp || !b.qp || p->type == WQE_QPT_UD)
+		return -1;
+	return connect_ep(&a, &b, 2, p->type, mtu, o) || connect_ep(&b, &a, 1, p->type, mtu, o)
+		       ? -1
+		       : 0;
+}
+
 static void ep_close(struct ep *e)
 {
 	if (e->ah)

@@ -40,6 +40,10 @@ int pair_open(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 int pair_open_opts(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 		   const struct wqe_fault_cfg *faults, uint32_t max_wr,
 		   const struct pair_opts *o);
+/* Another connected RC or UC QP on each side, on the pair's PDs and CQs
+ * (the caller destroys them before pair_close()). Returns 0 or -1. */
+int pair_extra(struct pair *p, enum wqe_mtu mtu, uint32_t max_wr, const struct pair_opts *o,
+	       struct wqe_qp **qa, struct wqe_qp **qb);
 /* Progress until @cq has @n completions or @seconds of real time passed. */
 int pair_wait_time(struct pair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, double seconds);
 void pair_close(struct pair *p);

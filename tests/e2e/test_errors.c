@@ -6,7 +6,8 @@
  * LOC_LEN_ERR), REM_OP_ERR (with the responder's LOC_PROT_ERR),
  * RNR_RETRY_EXC_ERR, RETRY_EXC_ERR (a dead link, in bounded time),
  * LOC_LEN_ERR (a UD message over the MTU); and a READ whose responses are
- * lost is retried and completes.
+ * lost is retried and completes. The retransmit timers of 80 QPs of one
+ * context all fire, and a timer survives a trip through SQD.
  */
 #include <string.h>
 
@@ -235,6 +236,97 @@ static void test_dead_link(void)
 	env_close(&e);
 }
 
+static void post_write(struct env *e, struct wqe_qp *qp, uint64_t id)
+{
+	struct wqe_sge s = {(uint64_t)(uintptr_t)a_buf, 100, e->a->lkey};
+	struct wqe_send_wr w, *bad;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = id;
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = WQE_WR_RDMA_WRITE;
+	w.send_flags = WQE_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b_buf;
+	w.wr.rdma.rkey = e->b->rkey;
+	CHECK_EQ(wqe_post_send(qp, &w, &bad), 0);
+}
+
+/* Many QPs of one context on a dead link: every one times out on its own
+ * count (the NIC's timer list holds them all), none is forgotten; the
+ * first 70 ring with no progress between (more doorbells than the NIC
+ * holds before it takes them), the rest one progress call apart. */
+static void test_dead_link_many(void)
+{
+	enum { NQP = 80 };
+	struct pair_opts o = pair_defaults;
+	struct wqe_fault_cfg f = {.drop = 1.0, .seed = 5};
+	struct wqe_qp *qa[NQP], *qb[NQP];
+	struct wqe_wc wc[NQP + 1];
+	int seen[NQP] = {0};
+	struct env e;
+
+	o.timeout = 1; /* 8.192 us */
+	o.retry_cnt = 2;
+	env_open(&e, WQE_QPT_RC, &f, &o);
+	for (int i = 0; i < NQP; i++) {
+		CHECK_EQ(pair_extra(&e.p, WQE_MTU_1024, 16, &o, &qa[i], &qb[i]), 0);
+		post_write(&e, qa[i], (uint64_t)i);
+		if (i >= 70)
+			pair_spin(&e.p, 1); /* armed at different times */
+	}
+	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, NQP, wc, 5.0), NQP);
+	for (int i = 0; i < NQP; i++) {
+		struct wqe_qp_stats st;
+
+		CHECK_EQ(wc[i].status, WQE_WC_RETRY_EXC_ERR);
+		CHECK(wc[i].wr_id < NQP && !seen[wc[i].wr_id]);
+		seen[wc[i].wr_id] = 1;
+		CHECK_EQ(wqe_query_qp_stats(qa[wc[i].wr_id], &st), 0);
+		CHECK_EQ(st.timeouts, 3);
+	}
+	pair_spin(&e.p, 10);
+	CHECK_EQ(wqe_poll_cq(e.p.a.scq, 1, wc), 0);
+	/* The pair's own QP still works the same way after them. */
+	post_write(&e, e.p.a.qp, 99);
+	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, 1, wc, 5.0), 1);
+	CHECK_EQ(wc[0].status, WQE_WC_RETRY_EXC_ERR);
+	for (int i = 0; i < NQP; i++) {
+		CHECK_EQ(wqe_destroy_qp(qa[i]), 0);
+		CHECK_EQ(wqe_destroy_qp(qb[i]), 0);
+	}
+	env_close(&e);
+}
+
+/* A QP moved to SQD while its retransmit timer runs, and back to RTS:
+ * the timer still fires there (the NIC drops it from its timer list while
+ * the QP is out of RTS and takes it back on the way in). */
+static void test_dead_link_sqd(void)
+{
+	struct pair_opts o = pair_defaults;
+	struct wqe_fault_cfg f = {.drop = 1.0, .seed = 7};
+	struct wqe_qp_attr a;
+	struct wqe_wc wc;
+	struct env e;
+
+	o.timeout = 1;
+	o.retry_cnt = 1;
+	env_open(&e, WQE_QPT_RC, &f, &o);
+	post_write(&e, e.p.a.qp, 7);
+	pair_spin(&e.p, 2); /* sent, timer armed */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = WQE_QPS_SQD;
+	CHECK_EQ(wqe_modify_qp(e.p.a.qp, &a, WQE_QP_STATE), 0);
+	/* Well past the deadline: nothing fires out of RTS. */
+	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, 1, &wc, 0.01), 0);
+	a.qp_state = WQE_QPS_RTS;
+	CHECK_EQ(wqe_modify_qp(e.p.a.qp, &a, WQE_QP_STATE), 0);
+	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, 1, &wc, 5.0), 1);
+	CHECK_EQ(wc.wr_id, 7);
+	CHECK_EQ(wc.status, WQE_WC_RETRY_EXC_ERR);
+	env_close(&e);
+}
+
 static void test_ud_too_long(void)
 {
 	struct env e;
@@ -296,6 +388,8 @@ int main(void)
 	test_rem_op();
 	test_rnr_exhausted();
 	test_dead_link();
+	test_dead_link_many();
+	test_dead_link_sqd();
 	test_ud_too_long();
 	test_read_lost();
 	return test_finish();
