@@ -298,7 +298,8 @@ struct wqe_qp_attr {
 	struct wqe_qp_cap cap;        /* query only */
 	struct wqe_ah_attr ah_attr;   /* the peer's address (RC/UC) */
 	uint16_t pkey_index;
-	uint8_t sq_draining;          /* query only */
+	uint8_t sq_draining;          /* query only: in SQD with WQEs that had
+				       * started still to finish */
 	uint8_t max_rd_atomic;        /* outstanding READ/atomic as requester, 0..16 */
 	uint8_t max_dest_rd_atomic;   /* as responder, 0..16 */
 	uint8_t min_rnr_timer;        /* 0..31, IBTA RNR timer code */
@@ -326,7 +327,10 @@ struct wqe_qp_attr {
  *                   CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC), QKEY (UD)
  *   RTS -> RTS      allows CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC),
  *                   QKEY (UD)
- *   RTS -> SQD      allows EN_SQD_ASYNC_NOTIFY
+ *   RTS -> SQD      allows EN_SQD_ASYNC_NOTIFY (accepted; no async event
+ *                   is delivered). In SQD the WQEs that had started are
+ *                   finished (sq_draining until then), no new one starts;
+ *                   those posted meanwhile start back in RTS.
  *   SQD -> SQD      allows what RTR -> RTS allows plus AV, PATH_MTU (RC/UC),
  *                   TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC,
  *                   MAX_DEST_RD_ATOMIC (RC)

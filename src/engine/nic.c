@@ -159,6 +159,8 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 	}
 	if (s == WQE_QPS_RTR && q->state == WQE_QPS_INIT)
 		resp_start(n, q);
+	if (s == WQE_QPS_SQD && q->state == WQE_QPS_RTS)
+		e->req.sqd_end = e->req.fetch; /* past a WQE left open, too */
 	resp_modified(q);
 	q->state = s;
 	if (s == WQE_QPS_RESET) {
@@ -181,11 +183,15 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 	}
 	if (s == WQE_QPS_ERR)
 		nic_kick(q); /* flush what is outstanding */
-	/* Back in RTS (from SQD) with a timer still armed: the list dropped
-	 * the QP while it was out of RTS. */
-	if (s == WQE_QPS_RTS && e->req.retrans_at)
+	/* Back in RTS or SQD with a timer still armed: the timer list drops
+	 * a QP found in any other state. */
+	/* SQD: a message cut short goes on; RTS: requests posted in SQD
+	 * start (their doorbells came while nothing could be started). */
+	if (s == WQE_QPS_SQD || s == WQE_QPS_RTS)
+		nic_kick(q);
+	if ((s == WQE_QPS_RTS || s == WQE_QPS_SQD) && e->req.retrans_at)
 		nic_timer_armed(n, q, e->req.retrans_at);
-	if (s == WQE_QPS_RTS && e->req.rnr_at)
+	if ((s == WQE_QPS_RTS || s == WQE_QPS_SQD) && e->req.rnr_at)
 		nic_timer_armed(n, q, e->req.rnr_at);
 }
 
@@ -222,6 +228,14 @@ void nic_doorbell(struct nic *n, const uint8_t val[8])
 	__builtin_prefetch(q);
 	__builtin_prefetch((const uint8_t *)q + 64);
 	__builtin_prefetch((const uint8_t *)q + offsetof(struct qpc, qkey));
+}
+
+bool nic_qp_sq_draining(const struct qpc *q)
+{
+	const struct eng_req *r = &q->eng->req;
+
+	return q->state == WQE_QPS_SQD &&
+	       (r->tx_open || r->fl_head != r->fl_tail || req_sqd_may_fetch(r));
 }
 
 void nic_take_doorbells(struct nic *n)
@@ -428,7 +442,8 @@ static int run_timers(struct nic *n, uint64_t now)
 			i++;
 			continue;
 		}
-		rts = q->type == WQE_QPT_RC && q->state == WQE_QPS_RTS;
+		rts = q->type == WQE_QPT_RC &&
+		      (q->state == WQE_QPS_RTS || q->state == WQE_QPS_SQD);
 		if (!rts) {
 			timer_drop(n, i);
 			continue;
@@ -451,16 +466,19 @@ static bool progress_qp(struct nic *n, struct qpc *q, int *work)
 	struct eng_req *r = &q->eng->req;
 
 	if (q->eng->doorbell) {
-		if (q->state == WQE_QPS_RTS)
+		if (q->state == WQE_QPS_RTS || q->state == WQE_QPS_SQD)
 			*work += req_run(n, q, 64);
 		else if (q->checks_in_engine && (q->state == WQE_QPS_RESET ||
 						  q->state == WQE_QPS_INIT || q->state == WQE_QPS_RTR))
 			*work += req_not_ready(n, q);
 		if (q->state == WQE_QPS_ERR)
 			*work += flush_qp(n, q);
-		/* Keep looking while WQEs wait behind the doorbell record. */
-		q->eng->doorbell = q->state == WQE_QPS_RTS &&
-				   (r->tx_open || r->fetch != sq_ring_producer(q->sq, r->fetch));
+		/* Keep looking while WQEs wait behind the doorbell record (in
+		 * SQD: while one that had started is to be sent again). */
+		q->eng->doorbell =
+		    (q->state == WQE_QPS_RTS &&
+		     (r->tx_open || r->fetch != sq_ring_producer(q->sq, r->fetch))) ||
+		    (q->state == WQE_QPS_SQD && (r->tx_open || req_sqd_may_fetch(r)));
 	}
 	return q->eng->doorbell;
 }
@@ -498,7 +516,7 @@ int nic_next_deadline(const struct nic *n, uint64_t *ns)
 	for (uint32_t i = 0; i < n->ntimed; i++) {
 		const struct qpc *q = n->timed[i].q;
 
-		if (q->type != WQE_QPT_RC || q->state != WQE_QPS_RTS)
+		if (q->type != WQE_QPT_RC || (q->state != WQE_QPS_RTS && q->state != WQE_QPS_SQD))
 			continue;
 		if (q->eng->req.retrans_at && q->eng->req.retrans_at < best)
 			best = q->eng->req.retrans_at;

@@ -107,6 +107,10 @@ struct eng_req {
 	uint32_t tx_first_psn;
 	uint32_t resume_first;   /* first PSN of the WQE that resumes */
 	uint32_t resume_psn;
+	/* SQD: the block counter the drain stops at. The WQEs before it had
+	 * started when the QP left RTS; they are finished (a message cut
+	 * short sent to its end, retries included), no later one starts. */
+	uint32_t sqd_end;
 };
 
 /*
@@ -254,6 +258,9 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s);
 
 /* Marks @q as having work: progress will look at it. */
 void nic_kick(struct qpc *q);
+/* In SQD with WQEs that had started still to finish (sent or
+ * acknowledged): the send queue is draining. */
+bool nic_qp_sq_draining(const struct qpc *q);
 /* The doorbells held since the last call: their QPs go on the active list. */
 void nic_take_doorbells(struct nic *n);
 /* @q's requester armed a timer for @at (ns): it goes on the timer list. */

@@ -428,13 +428,15 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 	uint32_t pkts = 0;
 	int done = 0;
 
-	if (r->tx_open && q->state == WQE_QPS_RTS && !r->rnr_at) {
+	if (r->tx_open && (q->state == WQE_QPS_RTS || q->state == WQE_QPS_SQD) && !r->rnr_at) {
 		pkts += send_rest(n, q, &f, REQ_PKT_BUDGET);
 		done++;
 		if (r->tx_open)
 			return done;
 	}
-	while (done < budget && pkts < REQ_PKT_BUDGET && q->state == WQE_QPS_RTS) {
+	/* In SQD only what had started before: the drain. */
+	while (done < budget && pkts < REQ_PKT_BUDGET &&
+	       (q->state == WQE_QPS_RTS || (q->state == WQE_QPS_SQD && req_sqd_may_fetch(r)))) {
 		uint32_t pi = sq_ring_producer(q->sq, r->fetch);
 		enum wqe_wc_status st;
 

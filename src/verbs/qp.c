@@ -362,7 +362,7 @@ int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
 	attr->ah_attr = qp->ah_attr;
 	attr->ah_attr.udp_sport = q->av.udp_sport;
 	attr->pkey_index = q->pkey_index;
-	attr->sq_draining = 0;
+	attr->sq_draining = nic_qp_sq_draining(q) ? 1 : 0;
 	attr->max_rd_atomic = q->max_rd_atomic;
 	attr->max_dest_rd_atomic = q->max_dest_rd_atomic;
 	attr->min_rnr_timer = q->min_rnr_timer;

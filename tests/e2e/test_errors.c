@@ -7,7 +7,8 @@
  * RNR_RETRY_EXC_ERR, RETRY_EXC_ERR (a dead link, in bounded time),
  * LOC_LEN_ERR (a UD message over the MTU); and a READ whose responses are
  * lost is retried and completes. The retransmit timers of 80 QPs of one
- * context all fire, and a timer survives a trip through SQD.
+ * context all fire. SQD drains: what had started is finished (the rest of
+ * a message cut short, retries), nothing new starts before RTS.
  */
 #include <string.h>
 
@@ -21,16 +22,22 @@ struct env {
 	struct wqe_mr *a, *b;
 };
 
-static void env_open(struct env *e, enum wqe_qp_type t, const struct wqe_fault_cfg *f,
-		     const struct pair_opts *o)
+static void env_open_mtu(struct env *e, enum wqe_qp_type t, const struct wqe_fault_cfg *f,
+			 const struct pair_opts *o, enum wqe_mtu mtu)
 {
 	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
 			     WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC;
 
-	CHECK_EQ(pair_open_opts(&e->p, t, WQE_MTU_1024, f, 16, o ? o : &pair_defaults), 0);
+	CHECK_EQ(pair_open_opts(&e->p, t, mtu, f, 16, o ? o : &pair_defaults), 0);
 	e->a = wqe_reg_mr(e->p.a.pd, a_buf, sizeof(a_buf), all);
 	e->b = wqe_reg_mr(e->p.b.pd, b_buf, sizeof(b_buf), all);
 	CHECK(e->a && e->b);
+}
+
+static void env_open(struct env *e, enum wqe_qp_type t, const struct wqe_fault_cfg *f,
+		     const struct pair_opts *o)
+{
+	env_open_mtu(e, t, f, o, WQE_MTU_1024);
 }
 
 static void env_close(struct env *e)
@@ -298,10 +305,9 @@ static void test_dead_link_many(void)
 	env_close(&e);
 }
 
-/* A QP moved to SQD while its retransmit timer runs, and back to RTS:
- * the timer still fires there (the NIC drops it from its timer list while
- * the QP is out of RTS and takes it back on the way in). */
-static void test_dead_link_sqd(void)
+/* A QP moved to SQD while its message waits for an ACK on a dead link:
+ * the drain goes on with the retries, which run out there. */
+static void test_sqd_drain_dead(void)
 {
 	struct pair_opts o = pair_defaults;
 	struct wqe_fault_cfg f = {.drop = 1.0, .seed = 7};
@@ -317,13 +323,72 @@ static void test_dead_link_sqd(void)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = WQE_QPS_SQD;
 	CHECK_EQ(wqe_modify_qp(e.p.a.qp, &a, WQE_QP_STATE), 0);
-	/* Well past the deadline: nothing fires out of RTS. */
-	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, 1, &wc, 0.01), 0);
-	a.qp_state = WQE_QPS_RTS;
-	CHECK_EQ(wqe_modify_qp(e.p.a.qp, &a, WQE_QP_STATE), 0);
+	CHECK_EQ(wqe_query_qp(e.p.a.qp, &a, 0, NULL), 0);
+	CHECK_EQ(a.sq_draining, 1);
 	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, 1, &wc, 5.0), 1);
 	CHECK_EQ(wc.wr_id, 7);
 	CHECK_EQ(wc.status, WQE_WC_RETRY_EXC_ERR);
+	CHECK_EQ(state(e.p.a.qp), WQE_QPS_ERR);
+	env_close(&e);
+}
+
+/* SQD drains: a message cut short when the QP left RTS is sent to its end
+ * and acknowledged there; a request posted in SQD waits for RTS. */
+static void test_sqd_drain(void)
+{
+	struct wqe_sge s1 = {0}, s2 = {0};
+	struct wqe_send_wr w1, w2, *bad;
+	struct wqe_qp_stats st;
+	struct wqe_qp_attr a;
+	struct wqe_wc wc;
+	struct env e;
+
+	env_open_mtu(&e, WQE_QPT_RC, NULL, NULL, WQE_MTU_256);
+	for (size_t i = 0; i < sizeof(a_buf); i++)
+		a_buf[i] = (uint8_t)(i * 7 + 3);
+	memset(b_buf, 0, sizeof(b_buf));
+	memset(&w1, 0, sizeof(w1));
+	s1 = (struct wqe_sge){(uint64_t)(uintptr_t)a_buf, 60000, e.a->lkey}; /* 235 packets */
+	w1.wr_id = 1;
+	w1.sg_list = &s1;
+	w1.num_sge = 1;
+	w1.opcode = WQE_WR_RDMA_WRITE;
+	w1.send_flags = WQE_SEND_SIGNALED;
+	w1.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b_buf;
+	w1.wr.rdma.rkey = e.b->rkey;
+	CHECK_EQ(wqe_post_send(e.p.a.qp, &w1, &bad), 0);
+	wqe_progress(e.p.a.ctx); /* one pass: the first 64 packets */
+	CHECK_EQ(wqe_query_qp_stats(e.p.a.qp, &st), 0);
+	CHECK(st.packets_sent > 0 && st.packets_sent < 235);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = WQE_QPS_SQD;
+	CHECK_EQ(wqe_modify_qp(e.p.a.qp, &a, WQE_QP_STATE), 0);
+	w2 = w1;
+	s2 = (struct wqe_sge){(uint64_t)(uintptr_t)(a_buf + 60000), 100, e.a->lkey};
+	w2.wr_id = 2;
+	w2.sg_list = &s2;
+	w2.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(b_buf + 60000);
+	CHECK_EQ(wqe_post_send(e.p.a.qp, &w2, &bad), 0);
+	CHECK_EQ(wqe_query_qp(e.p.a.qp, &a, 0, NULL), 0);
+	CHECK_EQ(a.sq_draining, 1);
+	CHECK_EQ(pair_wait(&e.p, e.p.a.scq, 1, &wc, 1000), 1);
+	CHECK_EQ(wc.wr_id, 1);
+	CHECK_EQ(wc.status, WQE_WC_SUCCESS);
+	CHECK_MEM(b_buf, a_buf, 60000);
+	pair_spin(&e.p, 20);
+	CHECK_EQ(wqe_poll_cq(e.p.a.scq, 1, &wc), 0); /* w2 waits */
+	CHECK_EQ(wqe_query_qp_stats(e.p.a.qp, &st), 0);
+	CHECK_EQ(st.packets_sent, 235);
+	CHECK_EQ(b_buf[60000], 0);
+	CHECK_EQ(wqe_query_qp(e.p.a.qp, &a, 0, NULL), 0);
+	CHECK_EQ(a.qp_state, WQE_QPS_SQD);
+	CHECK_EQ(a.sq_draining, 0);
+	a.qp_state = WQE_QPS_RTS;
+	CHECK_EQ(wqe_modify_qp(e.p.a.qp, &a, WQE_QP_STATE), 0);
+	CHECK_EQ(pair_wait(&e.p, e.p.a.scq, 1, &wc, 1000), 1);
+	CHECK_EQ(wc.wr_id, 2);
+	CHECK_EQ(wc.status, WQE_WC_SUCCESS);
+	CHECK_MEM(b_buf + 60000, a_buf + 60000, 100);
 	env_close(&e);
 }
 
@@ -389,7 +454,8 @@ int main(void)
 	test_rnr_exhausted();
 	test_dead_link();
 	test_dead_link_many();
-	test_dead_link_sqd();
+	test_sqd_drain_dead();
+	test_sqd_drain();
 	test_ud_too_long();
 	test_read_lost();
 	return test_finish();
