@@ -339,11 +339,13 @@ static void test_sqd_drain(void)
 	struct wqe_sge s1 = {0}, s2 = {0};
 	struct wqe_send_wr w1, w2, *bad;
 	struct wqe_qp_stats st;
+	struct pair_opts o = pair_defaults;
 	struct wqe_qp_attr a;
 	struct wqe_wc wc;
 	struct env e;
 
-	env_open_mtu(&e, WQE_QPT_RC, NULL, NULL, WQE_MTU_256);
+	o.timeout = 20; /* 4.3 s: no retransmission however slow the run (valgrind) */
+	env_open_mtu(&e, WQE_QPT_RC, NULL, &o, WQE_MTU_256);
 	for (size_t i = 0; i < sizeof(a_buf); i++)
 		a_buf[i] = (uint8_t)(i * 7 + 3);
 	memset(b_buf, 0, sizeof(b_buf));
