@@ -87,6 +87,15 @@ void fz_allow(struct fz_arena *a, const void *p, size_t len)
 	memset(a->allow + off, 1, len);
 }
 
+void fz_disallow(struct fz_arena *a, const void *p, size_t len)
+{
+	size_t off = (size_t)((const uint8_t *)p - a->buf);
+
+	if ((const uint8_t *)p < a->buf || off > a->size || len > a->size - off)
+		fz_die("fz_disallow outside the arena");
+	memset(a->allow + off, 0, len);
+}
+
 static const char *where(const struct fz_arena *a, size_t off, size_t *roff)
 {
 	for (unsigned i = 0; i < a->nreg; i++) {

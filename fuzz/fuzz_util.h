@@ -58,6 +58,8 @@ void fz_arena_refill(struct fz_arena *a);
 uint8_t *fz_arena_take(struct fz_arena *a, const char *name, size_t len);
 /* Bytes [p, p+len) may change during this input. */
 void fz_allow(struct fz_arena *a, const void *p, size_t len);
+/* Bytes [p, p+len) must not change (undoes fz_allow). */
+void fz_disallow(struct fz_arena *a, const void *p, size_t len);
 /* Dies if a byte not allowed to change has changed; @what names the input step. */
 void fz_arena_check(const struct fz_arena *a, const char *what);
 

@@ -6,7 +6,8 @@
  * and whose engine then runs to quiescence against a live peer.
  *
  * The decoder is also called directly on the input bytes (wqe_peek_size,
- * wqe_decode, wqe_describe) for every format and transport first.
+ * wqe_decode, wqe_describe) for every format and transport first, and the
+ * receive-WQE decoder (wqe_decode_recv) for every format.
  *
  * Input:
  *   byte 0   bits 0-1 transport (RC, UC, UD, RC), bit 2 format (mlx5, rxe),
@@ -17,12 +18,17 @@
  *   byte 3   bit 0: write bytes 12-19 to the doorbell register; bit 1: the
  *            doorbell names this QP (as a correct driver's would); bit 2:
  *            let time pass (retransmit and RNR timers fire); bit 3: move the
- *            QP to ERR at the end (the flush reads the ring again)
+ *            QP to ERR at the end (the flush reads the ring again); bit 4:
+ *            the input's last bytes (up to four of the peer's receive
+ *            slots) overwrite the peer's four posted receive WQEs, so the
+ *            responder meets raw receive WQEs of the format
  *   4-7      the counters' starting point (free-running, rounded down to a
  *            ring multiple): the ring has wrapped that many blocks before
  *   8-11     the doorbell record, relative to that starting point
  *   12-19    a doorbell register value
- *   20-      the ring's bytes (the rest of the ring stays zero)
+ *   20-      the ring's bytes (the rest of the ring stays zero); with
+ *            byte 3 bit 4, the last 4 x (receive slot) bytes are also the
+ *            peer's receive ring
  *
  * The peer (RC/UC: connected QP; UD: a QP the WQEs may address) and the
  * memory both sides registered live in an arena at a fixed address; the
@@ -141,7 +147,9 @@ static struct wqe_mr *reg(struct side *s, struct wqe_pd *pd, void *p, size_t len
 static int side_open(struct side *s, uint8_t idx, const struct cfg *c, struct wqe_link *l)
 {
 	memset(s, 0, sizeof(*s));
-	s->ctx = open_ctx(idx, idx == 1 ? c->format : WQE_FORMAT_MLX5, c->checks);
+	/* Both sides in the input's format: the peer's receive ring holds
+	 * that format's receive WQEs (byte 3 bit 4). */
+	s->ctx = open_ctx(idx, c->format, c->checks);
 	if (!s->ctx)
 		return -1;
 	wqe_context_set_clock(s->ctx, fz_clock, &now_ns);
@@ -376,6 +384,7 @@ static void decode_raw(const uint8_t *p, size_t len)
 {
 	static const enum wqe_qp_type types[] = {WQE_QPT_RC, WQE_QPT_UC, WQE_QPT_UD};
 	static struct wqe_description desc;
+	static struct wqe_recv_desc rd;
 	static const enum wqe_format fmts[] = {WQE_FORMAT_MLX5, WQE_FORMAT_RXE};
 
 	for (size_t f = 0; f < 2; f++) {
@@ -392,6 +401,10 @@ static void decode_raw(const uint8_t *p, size_t len)
 				fz_die("decoded %u SGEs", d.num_sge);
 			(void)wqe_describe(fmts[f], &dc, p, len, &desc);
 		}
+		if (wqe_decode_recv(fmts[f], p, len, &rd) == WQE_DEC_OK &&
+		    (rd.num_sge > WQE_DESC_MAX_SGE || rd.size > len))
+			fz_die("decoded a receive WQE of %u SGEs in %u of %zu bytes", rd.num_sge,
+			       rd.size, len);
 	}
 }
 
@@ -441,6 +454,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(qp->sq.buf, data + HDR_LEN, n < ring_bytes ? n : ring_bytes);
 	qp->sq.pi = x + d;
 	atomic_store_explicit(&qp->sq.dbrec, x + d, memory_order_release);
+	if (flags & 16) {
+		struct rq_ring *rq = &e->b.qp->rq;
+		size_t k = (size_t)4 * rq->stride;
+
+		if (k > n)
+			k = n;
+		memcpy(rq->buf, data + size - k, k);
+		/* A raw receive WQE may name any of B's regions with
+		 * LOCAL_WRITE: its all-access region whose rkey is
+		 * invalidated too (the lkey stays valid). */
+		fz_allow(&arena, e->b_inval, 512);
+	}
 	if (flags & 1)
 		nic_doorbell(e->a.ctx->nic, data + 12);
 	if (flags & 2)
@@ -459,6 +484,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		spin(e, 50);
 	}
 	fz_arena_check(&arena, "after the engine ran the ring");
+	fz_disallow(&arena, e->b_inval, 512);
 	check_rx(&e->a, "A");
 	check_rx(&e->b, "B");
 	drain(&e->a, "A");
@@ -470,8 +496,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /* ------------------------------------------------------------------------ */
 /* Seeds: real requests posted through the API, captured as ring bytes.     */
 
+/* The header, the ring (its trailing zeros dropped when no @tail follows)
+ * and @tail (the peer's receive slots, byte 3 bit 4). */
 static void seed_write(const char *dir, const char *name, const uint8_t *hdr, const uint8_t *ring,
-		       size_t len)
+		       size_t len, const uint8_t *tail, size_t tail_len)
 {
 	char path[512];
 	FILE *f;
@@ -481,10 +509,12 @@ static void seed_write(const char *dir, const char *name, const uint8_t *hdr, co
 	if (!f)
 		fz_die("cannot write %s", path);
 	/* The rest of the ring is zero anyway: keep the seed short. */
-	while (len && !ring[len - 1])
+	while (!tail_len && len && !ring[len - 1])
 		len--;
 	fwrite(hdr, 1, HDR_LEN, f);
 	fwrite(ring, 1, (len + 63) & ~(size_t)63, f);
+	if (tail_len)
+		fwrite(tail, 1, tail_len, f);
 	fclose(f);
 }
 
@@ -549,7 +579,10 @@ static void seed_one(const char *dir, const char *name, uint8_t b0, uint8_t flag
 	posted = atomic_load(&qp->sq.dbrec);
 	memcpy(hdr + 8, &posted, 4); /* little-endian host, as the harness reads it */
 	memcpy(hdr + 12, qp->sq.buf, 8);
-	seed_write(dir, name, hdr, qp->sq.buf, (size_t)qp->sq.nblocks * WQE_BLOCK_SIZE);
+	/* With bit 4 the peer's four posted receive WQEs follow, as posted:
+	 * mutations start from real ones. */
+	seed_write(dir, name, hdr, qp->sq.buf, (size_t)qp->sq.nblocks * WQE_BLOCK_SIZE,
+		   e->b.qp->rq.buf, flags & 16 ? (size_t)4 * e->b.qp->rq.stride : 0);
 	env_close(e);
 }
 
@@ -583,6 +616,13 @@ static void write_seeds(const char *dir)
 					 "send qkey=0x22222222 sge=src:8:src.lkey", NULL};
 	static const char *const illegal[] = {"read raddr=rw rkey=rw.rkey sge=src:8:src.lkey",
 					      NULL};
+	/* Four requests that take the peer's four receive WQEs (byte 3 bit 4:
+	 * the seed carries those WQEs, as posted, for the fuzzer to spoil). */
+	static const char *const recv[] = {
+	    "send sge=src:100:src.lkey flags=signaled",
+	    "send_imm imm=7 sge=src+128:900:src.lkey",
+	    "write_imm imm=9 raddr=rw rkey=rw.rkey sge=src:32:src.lkey",
+	    "send_inv inv=inval.rkey sge=src:16:src.lkey flags=signaled", NULL};
 
 	for (uint8_t f = 0; f < 2; f++) {
 		uint8_t fb = (uint8_t)(f << 2);
@@ -600,6 +640,10 @@ static void write_seeds(const char *dir)
 		seed_one(dir, name, (uint8_t)(fb | 2 | 0x20), 2 | 1, ud);
 		snprintf(name, sizeof(name), "seed-%s-uc-engine-checks", f ? "rxe" : "mlx5");
 		seed_one(dir, name, (uint8_t)(fb | 1 | 8 | 0x10), 2, illegal);
+		snprintf(name, sizeof(name), "seed-%s-rc-rawrecv", f ? "rxe" : "mlx5");
+		seed_one(dir, name, (uint8_t)(fb | 0x10), 2 | 16, recv);
+		snprintf(name, sizeof(name), "seed-%s-ud-rawrecv", f ? "rxe" : "mlx5");
+		seed_one(dir, name, (uint8_t)(fb | 2 | 0x10), 2 | 16, ud);
 	}
 }
 

@@ -176,6 +176,48 @@ WQE_API enum wqe_decode_err wqe_peek_size(enum wqe_format fmt, const uint8_t *wq
 WQE_API enum wqe_decode_err wqe_decode(enum wqe_format fmt, const struct wqe_decode_ctx *ctx,
 				       const uint8_t *wqe, size_t len, struct wqe_desc *out);
 
+/*
+ * One decoded receive WQE: the scatter list that a SEND's payload (on UD,
+ * the 40-byte GRH area first) or a WRITE with immediate's completion takes.
+ * The engine decodes the WQE at its consumer counter again for each packet
+ * it places (it keeps no copy), so a rewritten slot is judged anew.
+ */
+struct wqe_recv_desc {
+	enum wqe_format format;
+	uint64_t wr_id;      /* rxe: the WQE carries it; mlx5: 0 (the provider keeps it) */
+	uint32_t size;       /* bytes of the slot that carry meaning */
+	uint32_t num_sge;
+	uint64_t total_len;  /* sum of the SGE lengths */
+	struct wqe_desc_sge sge[WQE_DESC_MAX_SGE];
+};
+
+/*
+ * wqe_decode_recv - decode the receive WQE in one slot of a receive ring.
+ * @fmt:  the format the bytes are in.
+ * @wqe:  the slot's first byte.
+ * @len:  bytes readable at @wqe: the slot's size (wqe_calc_rq()). Nothing
+ *        past @len is ever read.
+ * @out:  filled on success (sge[] up to num_sge only); on failure its
+ *        contents are unspecified.
+ *
+ * mlx5: 16-byte data segments (byte_count, lkey, addr; big-endian), ended
+ * by the first whose lkey is 0x100 (MLX5_INVALID_LKEY) or by the end of the
+ * slot. Every byte pattern is a WQE: junk shows up later as a bad lkey or
+ * a short buffer. Errors: WQE_DEC_TRUNCATED if @len < 16,
+ * WQE_DEC_TOO_MANY_SGE if 64 segments pass with no end.
+ *
+ * rxe: struct rxe_recv_wqe (rdma/rdma_user_rxe.h) in host byte order, as
+ * the rxe provider leaves it at post time. Errors, checked in this order:
+ * WQE_DEC_TRUNCATED if @len < 40; WQE_DEC_BAD_FIELD if the dma cursor is
+ * not the posted one (resid != length, cur_sge or sge_offset non-zero);
+ * WQE_DEC_TOO_MANY_SGE if num_sge > 64; WQE_DEC_BAD_SEGMENTS if the SGE
+ * array runs past @len or its lengths do not add up to dma.length. The
+ * reserved and padding words are not looked at (the provider never writes
+ * them; the kernel never reads them).
+ */
+WQE_API enum wqe_decode_err wqe_decode_recv(enum wqe_format fmt, const uint8_t *wqe, size_t len,
+					    struct wqe_recv_desc *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,11 @@
  *     attached context whose MAC is its destination MAC, into a queue that
  *     context takes from when it makes progress;
  *   - the fault injector: wraps another link and, from a seed, drops,
- *     duplicates, reorders, delays and corrupts frames sent through it.
+ *     duplicates, reorders, delays and corrupts frames sent through it;
+ *   - the UDP link: a UDP socket bound to a local address, port 4791; the
+ *     context's RoCEv2 packets go to other processes or hosts (another
+ *     wqe context, or any RoCEv2 endpoint that sends what it expects),
+ *     and what arrives there comes in as whole Ethernet frames.
  *
  * Threading: a link is used by the contexts attached to it, from one thread
  * at a time.
@@ -83,17 +87,103 @@ struct wqe_fault_cfg {
 WQE_API struct wqe_link *wqe_link_fault_create(struct wqe_link *inner,
 					       const struct wqe_fault_cfg *cfg);
 
+/* Where a UDP link binds (wqe_link_udp_create()). */
+struct wqe_udp_cfg {
+	const char *local; /* an IPv4 or IPv6 address literal of this host */
+	uint32_t rcvbuf;   /* socket receive buffer to ask for; 0 means 4 MiB */
+	uint32_t sndbuf;   /* socket send buffer to ask for; 0 means 4 MiB */
+};
+
+/*
+ * wqe_link_udp_create - a link that is a UDP socket bound to @cfg->local,
+ * port 4791 (WQE_ROCEV2_PORT), non-blocking. One context attaches to it
+ * (another gets EBUSY from wqe_context_attach_link()); its GID (the one its
+ * address vectors use as source, normally index 0) should be @cfg->local
+ * (::ffff:a.b.c.d for IPv4), since that is the source address the kernel
+ * puts on every packet and the one peers check. wqe_link_destroy() closes
+ * the socket.
+ *
+ * Sending: the context hands over a whole frame; the link sends its UDP
+ * payload (BTH to ICRC) to the destination address of the frame's IP
+ * header, port 4791, with the frame's TOS/traffic class and TTL/hop limit
+ * (ancillary data). The kernel writes the IP and UDP headers, so the link
+ * recomputes the ICRC over the headers the kernel sends: source @cfg->local,
+ * UDP source port 4791 (the per-QP source port, the entropy a NIC puts
+ * there, is lost), and for IPv4 identification 0 with DF set (the socket
+ * has IP_MTU_DISCOVER = IP_PMTUDISC_DO; Linux then sends identification 0
+ * from an unconnected socket). A frame that is not IPv4/IPv6 UDP to port
+ * 4791, or of the other address family than the socket's, is dropped and
+ * counted in no_destination; a full socket buffer (EAGAIN, ENOBUFS) in
+ * queue_full; any other send error (EMSGSIZE over the path MTU,
+ * EHOSTUNREACH, ...) in tx_errors. RC recovers from all of them by
+ * retransmitting.
+ *
+ * Receiving: each datagram is rebuilt into the frame a NIC would have seen
+ * (Ethernet to the attached context's MAC; IP from the sender's address to
+ * @cfg->local with identification 0 and DF, TOS and TTL as received; UDP
+ * with the real ports and checksum 0) and goes through the context's
+ * normal receive path: parse, ICRC check, filters, capture tap. A datagram
+ * longer than the largest frame (4416 bytes with its headers) is dropped
+ * and counted in rx_truncated, one shorter than a BTH and an ICRC in
+ * rx_short. The link allocates nothing per datagram.
+ *
+ * Limits: a UDP socket does not see the IP header, so the ICRC of an
+ * arriving IPv4 packet is checked with identification 0 and DF: a sender
+ * that puts another identification there (the Linux kernel's rxe does) or
+ * clears DF fails the check, and its packets are counted by the context as
+ * bad-ICRC drops. The other way works: what this link sends verifies at any
+ * receiver that checks the ICRC over the headers it received. IPv6 has no
+ * identification, and the fields a router changes are masked: no such
+ * assumption there. No VLAN tags, no IPv4 options, no IPv6 extension
+ * headers, no link-local IPv6 addresses (no scope). Addresses 0.0.0.0 and
+ * :: are refused.
+ *
+ * @cfg->rcvbuf and @cfg->sndbuf are asked for with SO_RCVBUFFORCE /
+ * SO_SNDBUFFORCE (allowed with CAP_NET_ADMIN), else SO_RCVBUF / SO_SNDBUF,
+ * which the kernel caps at net.core.rmem_max / wmem_max; a receive buffer
+ * that overflows drops datagrams (counted in rx_kernel_drops).
+ *
+ * Returns the link, or NULL with errno: EINVAL (NULL @cfg or address, not
+ * an address literal, a wildcard address), EADDRINUSE (port 4791 of that
+ * address is taken: another link, or the kernel's rdma_rxe, which holds
+ * it on every address), EADDRNOTAVAIL (not an address of this host),
+ * ENOMEM, or what socket() returns (EMFILE, ...). Nothing is left open on
+ * failure.
+ *
+ * Threading: as every link, one thread at a time; the socket is the
+ * link's own.
+ */
+WQE_API struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg);
+
+/*
+ * wqe_link_udp_fd - the UDP link's socket, for poll()/epoll: a program
+ * that has nothing to do sleeps until it is readable or its context's next
+ * timer (wqe_context_next_deadline()) is due, then calls wqe_progress().
+ * Only poll it: reading from it would take datagrams from the link.
+ * Returns the descriptor, or -1 with errno EINVAL if @l is not a UDP link.
+ */
+WQE_API int wqe_link_udp_fd(const struct wqe_link *l);
+
 /* What a link did with the frames it was given. */
 struct wqe_link_stats {
 	uint64_t frames;        /* frames sent into the link */
-	uint64_t delivered;     /* frames queued for a destination */
-	uint64_t no_destination;
-	uint64_t queue_full;
+	uint64_t delivered;     /* frames queued for a destination (UDP: sent) */
+	uint64_t no_destination; /* UDP: not IPv4/IPv6 UDP to 4791, other family */
+	uint64_t queue_full;    /* UDP: the socket's send buffer was full */
 	uint64_t dropped;       /* fault injector */
 	uint64_t duplicated;
 	uint64_t reordered;
 	uint64_t delayed;
 	uint64_t corrupted;
+	/* UDP link only (0 on the others) */
+	uint64_t tx_errors;       /* send failures other than a full buffer */
+	uint64_t rx_datagrams;    /* datagrams read from the socket */
+	uint64_t rx_frames;       /* of them, handed to the context as frames */
+	uint64_t rx_truncated;    /* too long for a frame: dropped */
+	uint64_t rx_short;        /* shorter than BTH + ICRC: dropped */
+	uint64_t rx_errors;       /* receive failures other than EAGAIN */
+	uint64_t rx_kernel_drops; /* dropped by the kernel, receive buffer full
+				   * (SO_RXQ_OVFL; the latest count it gave) */
 };
 
 /* Copies @l's counters. Returns 0 or EINVAL. */
@@ -104,7 +194,9 @@ WQE_API int wqe_link_destroy(struct wqe_link *l);
 
 /*
  * wqe_context_attach_link - send @ctx's packets to @l (NULL detaches).
- * Returns 0 or EINVAL.
+ * Returns 0, EINVAL (NULL @ctx), EBUSY (@l is a UDP link another context
+ * is attached to) or ENOMEM (no memory, or all 16 ports of a loopback
+ * taken).
  */
 WQE_API int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l);
 

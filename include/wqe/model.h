@@ -97,6 +97,46 @@ WQE_API uint32_t wqe_fixed_size(enum wqe_format fmt, enum wqe_qp_type t,
 WQE_API int wqe_calc_sq(enum wqe_format fmt, enum wqe_qp_type t, struct wqe_qp_cap *cap,
 			uint32_t *wqe_bytes, uint32_t *ring_blocks);
 
+/*
+ * wqe_calc_rq - size a receive queue as wqe_create_qp() does. Reads
+ * cap->max_recv_wr and cap->max_recv_sge and writes back max_recv_wr as the
+ * ring allows; *@slot_bytes gets the bytes of one slot and *@nslots the
+ * slots of the ring (both powers of two).
+ *   mlx5: slot = roundup_pow_of_two(16 x max_recv_sge), slots =
+ *         roundup_pow_of_two(max_recv_wr), all of them usable.
+ *   rxe:  slot = roundup_pow_of_two(max(40 + 16 x max_recv_sge, 64))
+ *         (rxe_init_rq() and rxe_queue_init(): sizeof(struct rxe_recv_wqe)
+ *         plus the SGEs, at least a cache line); slots =
+ *         roundup_pow_of_two(max_recv_wr + 1) with one always empty, so
+ *         max_recv_wr becomes slots - 1.
+ * Limits: max_recv_wr 1..32768; max_recv_sge 1..64 (rxe: 1..32,
+ * RXE_MAX_SGE). Returns 0 or EINVAL, having written nothing.
+ */
+WQE_API int wqe_calc_rq(enum wqe_format fmt, struct wqe_qp_cap *cap, uint32_t *slot_bytes,
+			uint32_t *nslots);
+
+/*
+ * wqe_encode_recv - write the receive WQE for @wr into one receive slot.
+ * @fmt:        the format.
+ * @wr:         the request; only this one (wr->next is ignored).
+ * @slot:       the slot's first byte.
+ * @slot_bytes: the slot's size (wqe_calc_rq()); the whole slot is written.
+ *
+ * The slot is cleared first, then:
+ *   mlx5: one 16-byte data segment per SGE (zero-length ones too), then,
+ *         if the slot has room, an end segment with lkey 0x100.
+ *   rxe:  struct rxe_recv_wqe as rdma-core's rxe provider fills it
+ *         (rxe_post_one_recv()): wr_id, the SGE array copied as given,
+ *         dma.length = dma.resid = the sum of the lengths, dma.num_sge,
+ *         cur_sge = sge_offset = 0; host byte order.
+ * Returns 0, or EINVAL (nothing written) for a NULL pointer, num_sge < 0,
+ * a NULL sg_list with num_sge > 0, a total length over 2^31, or a WQE
+ * that does not fit @slot_bytes (mlx5: also a slot that is not a whole
+ * number of 16-byte segments).
+ */
+WQE_API int wqe_encode_recv(enum wqe_format fmt, const struct wqe_recv_wr *wr, uint8_t *slot,
+			    uint32_t slot_bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -246,8 +246,10 @@ struct wqe_qp_init_attr {
  *
  * Limits: max_send_wr and max_recv_wr 1..32768; an mlx5 WQE is at most
  * 1008 bytes (63 x 16), which bounds max_send_sge and max_inline_data;
- * max_recv_sge 1..64. Returns the QP, or NULL with errno EINVAL (bad type,
- * NULL CQ, capacities out of range) or ENOMEM.
+ * max_recv_sge 1..64 (rxe: 1..32). The receive queue is sized by
+ * wqe_calc_rq() (wqe/model.h): on rxe, max_recv_wr comes back as the
+ * ring's slots less the one kept empty. Returns the QP, or NULL with errno
+ * EINVAL (bad type, NULL CQ, capacities out of range) or ENOMEM.
  */
 WQE_API struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr);
 

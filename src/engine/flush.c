@@ -101,8 +101,8 @@ static int flush_rq(struct qpc *q)
 
 	if (!rq)
 		return 0;
-	pi = atomic_load_explicit(&rq->dbrec, memory_order_acquire);
 	ci = atomic_load_explicit(&rq->ci, memory_order_relaxed);
+	pi = rq_ring_producer(rq, ci);
 	for (; ci != pi; ci++, n++) {
 		struct cqe e = {.qpn = q->qpn, .wqe_counter = ci, .is_recv = 1,
 				.status = WQE_WC_WR_FLUSH_ERR, .opcode = WQE_WC_RECV};

@@ -44,6 +44,7 @@ enum resp_state {
 	RS_ERR_LENGTH,
 	RS_ERR_LOC_LEN,
 	RS_ERR_LOC_PROT,
+	RS_ERR_MALFORMED,
 	RS_ERR_INVALIDATE,
 	RS_DROP,
 	RS_ERROR,
@@ -104,10 +105,14 @@ enum resp_place_err {
 	RESP_PLACE_OK = 0,
 	RESP_PLACE_LEN,   /* the WQE's buffers are too small */
 	RESP_PLACE_PROT,  /* an SGE's lkey, PD, LOCAL_WRITE or bounds is bad */
+	RESP_PLACE_MALFORMED, /* the slot no longer decodes (rewritten meanwhile) */
 };
 
 /* Holds the receive WQE at the consumer counter; false if the RQ is empty. */
 bool resp_rq_take(struct resp_ctx *c);
+/* Whether the held WQE's slot decodes in the QP's format (wqe_decode_recv);
+ * a slot that does not is a malformed WQE, completed with LOC_QP_OP_ERR. */
+bool resp_rq_well_formed(const struct resp_ctx *c);
 /* Forgets what was placed into the held WQE (it stays in the ring). */
 void resp_rq_rewind(struct eng_resp *r);
 /* Scatters the packet's payload (UD: the GRH area first) into the held

@@ -2,43 +2,28 @@
 /*
  * The receive queue as the responder sees it, and data placement.
  *
- * A receive WQE is an mlx5 receive slot: stride bytes of 16-byte data
- * segments (byte_count be32, lkey be32, addr be64); a segment whose lkey is
- * MLX5_INVALID_LKEY (0x100) ends a WQE with fewer segments than the stride
- * holds. The WQE at the consumer counter is held from the FIRST packet of a
+ * A receive WQE is one slot of the receive ring in the QP's format (mlx5
+ * data segments, or rxe's struct rxe_recv_wqe), read through that format's
+ * decoder (wqe_decode_recv(), src/fmt): the engine sees only the slot's
+ * bytes. The WQE at the consumer counter is held from the FIRST packet of a
  * SEND to its LAST (as rxe holds qp->resp.wqe) and retired, with a release
  * store of the consumer counter, when its completion is written; so a QP
- * that goes to ERR meanwhile flushes it with the rest.
+ * that goes to ERR meanwhile flushes it with the rest. The NIC keeps only
+ * its cursor (SGE index and offset): the slot is decoded again for every
+ * packet, so a slot rewritten meanwhile is judged anew, and a slot the
+ * decoder refuses is a malformed WQE (LOC_QP_OP_ERR), never read further.
  */
 #include <string.h>
 
 #include "common/bytes.h"
 #include "engine/resp_int.h"
 
-#define RQ_SEG_LEN 16u
-#define RQ_END_LKEY 0x100u
-#define RQ_MAX_SEGS 64u /* stride <= 64 x 16 */
-
-struct rq_seg {
-	uint32_t len;
-	uint32_t lkey;
-	uint64_t addr;
-};
-
-/* Piece @i of the receive WQE at @ctr; false past its last segment. */
-static bool rq_seg_at(const struct qpc *q, uint32_t ctr, uint32_t i, struct rq_seg *s)
+/* The receive WQE at @ctr, decoded in the QP's format; false if the slot
+ * does not hold a well-formed one. */
+static bool rq_decode(const struct qpc *q, uint32_t ctr, struct wqe_recv_desc *d)
 {
-	const uint8_t *d;
-
-	if (i >= RQ_MAX_SEGS || (i + 1) * RQ_SEG_LEN > q->rq->stride)
-		return false;
-	d = rq_ring_slot(q->rq, ctr) + i * RQ_SEG_LEN;
-	s->lkey = get_be32(d + 4);
-	if (s->lkey == RQ_END_LKEY)
-		return false;
-	s->len = get_be32(d);
-	s->addr = get_be64(d + 8);
-	return true;
+	return wqe_decode_recv(q->format, rq_ring_slot(q->rq, ctr), q->rq->stride, d) ==
+	       WQE_DEC_OK;
 }
 
 bool resp_rq_take(struct resp_ctx *c)
@@ -50,15 +35,22 @@ bool resp_rq_take(struct resp_ctx *c)
 	if (!rq)
 		return false;
 	ci = atomic_load_explicit(&rq->ci, memory_order_relaxed);
-	/* Acquire: the WQE's bytes are read only after the producer counter
-	 * that publishes them. */
-	pi = atomic_load_explicit(&rq->dbrec, memory_order_acquire);
+	/* Acquire (in rq_ring_producer): the WQE's bytes are read only after
+	 * the producer counter that publishes them. */
+	pi = rq_ring_producer(rq, ci);
 	if (ci == pi)
 		return false;
 	memset(w, 0, sizeof(*w));
 	w->valid = true;
 	w->ctr = ci;
 	return true;
+}
+
+bool resp_rq_well_formed(const struct resp_ctx *c)
+{
+	struct wqe_recv_desc d;
+
+	return rq_decode(c->q, c->r->wqe.ctr, &d);
 }
 
 void resp_rq_rewind(struct eng_resp *r)
@@ -128,7 +120,7 @@ struct piece {
 };
 
 struct plan {
-	struct piece pc[RQ_MAX_SEGS];
+	struct piece pc[WQE_DESC_MAX_SGE];
 	uint32_t n;
 	uint32_t end_i;
 	uint32_t end_off;
@@ -143,21 +135,25 @@ static enum resp_place_err plan_scatter(const struct resp_ctx *c, uint32_t len, 
 {
 	const struct resp_rwqe *w = &c->r->wqe;
 	uint32_t i = w->sge_i, off = w->sge_off;
-	struct rq_seg s;
+	struct wqe_recv_desc d;
 
 	pl->n = 0;
+	if (!rq_decode(c->q, w->ctr, &d))
+		return RESP_PLACE_MALFORMED;
 	while (len) {
+		const struct wqe_desc_sge *s;
 		uint32_t take;
 
-		if (!rq_seg_at(c->q, w->ctr, i, &s))
+		if (i >= d.num_sge)
 			return RESP_PLACE_LEN;
-		if (off >= s.len) {
+		s = &d.sge[i];
+		if (off >= s->length) {
 			i++;
 			off = 0;
 			continue;
 		}
-		take = s.len - off < len ? s.len - off : len;
-		if (keys_check(&c->n->keys, s.lkey, false, c->q->pd, s.addr + off, take,
+		take = s->length - off < len ? s->length - off : len;
+		if (keys_check(&c->n->keys, s->lkey, false, c->q->pd, s->addr + off, take,
 			       WQE_ACCESS_LOCAL_WRITE, &pl->pc[pl->n].dst) != KEY_OK)
 			return RESP_PLACE_PROT;
 		pl->pc[pl->n++].len = take;

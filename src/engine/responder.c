@@ -16,9 +16,9 @@
  *   C  invalid request, remote access error (RC): NAK with the packet's
  *      PSN, the receive WQE in progress (if any) completes in error, the
  *      QP goes to ERR and both queues are flushed.
- *   A  malformed receive WQE / local protection error: NAK remote
- *      operational error (RC), the WQE completes in error, QP to ERR (every
- *      transport).
+ *   A  malformed receive WQE (LOC_QP_OP_ERR) / local protection error
+ *      (LOC_PROT_ERR): NAK remote operational error (RC), the WQE
+ *      completes in error, QP to ERR (every transport).
  *   D  UC/UD: the packet, and for UC the rest of its message, is dropped
  *      silently; the receive WQE in progress is kept for the next message.
  *
@@ -29,6 +29,10 @@
  *     and UD write the LOC_LEN_ERR CQE and stay up (rxe drops silently).
  *   - A bad lkey in a receive WQE completes with LOC_PROT_ERR (mlx5; rxe
  *     says LOC_QP_OP_ERR), as the requester does for a bad send lkey.
+ *   - A receive WQE is decoded in its format before it is used, when it is
+ *     taken and again for every packet placed: a slot its decoder refuses
+ *     is malformed (LOC_QP_OP_ERR). rxe checks only a shared receive
+ *     queue's num_sge and otherwise follows the slot's count and cursor.
  *   - SEND_WITH_INV naming an rkey that is not live in the QP's PD: NAK
  *     invalid request, WQE in error, QP to ERR (rxe completes the WQE in
  *     error and moves to ERR but sends no NAK, so the requester sees
@@ -69,6 +73,7 @@ const char *resp_state_str(enum resp_state s)
 		[RS_ERR_LENGTH] = "ERR_LENGTH",
 		[RS_ERR_LOC_LEN] = "ERR_LOC_LEN",
 		[RS_ERR_LOC_PROT] = "ERR_LOC_PROT",
+		[RS_ERR_MALFORMED] = "ERR_MALFORMED",
 		[RS_ERR_INVALIDATE] = "ERR_INVALIDATE",
 		[RS_DROP] = "DROP",
 		[RS_ERROR] = "ERROR",
@@ -284,8 +289,12 @@ static enum resp_state chk_resource(struct resp_ctx *c)
 {
 	if (c->oi.kind == WQE_KIND_READ_REQUEST || kind_is_atomic(&c->oi))
 		return c->q->max_dest_rd_atomic ? RS_CHK_LENGTH : RS_ERR_INV_REQ;
-	if (consumes_wqe(&c->oi) && !c->r->wqe.valid && !resp_rq_take(c))
-		return RS_ERR_RNR;
+	if (consumes_wqe(&c->oi) && !c->r->wqe.valid) {
+		if (!resp_rq_take(c))
+			return RS_ERR_RNR;
+		if (!resp_rq_well_formed(c))
+			return RS_ERR_MALFORMED;
+	}
 	return RS_CHK_LENGTH;
 }
 
@@ -422,6 +431,7 @@ static enum resp_state exec_send(struct resp_ctx *c)
 	switch (resp_rq_place(c)) {
 	case RESP_PLACE_LEN: return RS_ERR_LOC_LEN;
 	case RESP_PLACE_PROT: return RS_ERR_LOC_PROT;
+	case RESP_PLACE_MALFORMED: return RS_ERR_MALFORMED;
 	default: break;
 	}
 	if ((c->oi.hdrs & WQE_HDR_IETH) && !invalidate(c))
@@ -642,6 +652,18 @@ static enum resp_state err_loc_prot(struct resp_ctx *c)
 	return RS_COMPLETE;
 }
 
+/* Class A: a receive WQE its format's decoder refuses (rxe: num_sge past
+ * the slot, lengths that do not add up, a cursor not at the start): NAK
+ * remote operational error, LOC_QP_OP_ERR (rxe RESPST_ERR_MALFORMED_WQE),
+ * QP to ERR. Nothing of the slot past its header is read. */
+static enum resp_state err_malformed(struct resp_ctx *c)
+{
+	c->status = WQE_WC_LOC_QP_OP_ERR;
+	c->syndrome = WQE_AETH_NAK_REM_OP_ERR;
+	c->goto_error = true;
+	return RS_COMPLETE;
+}
+
 static enum resp_state err_invalidate(struct resp_ctx *c)
 {
 	return class_c(c, WQE_AETH_NAK_INVALID_REQ, WQE_WC_REM_INV_REQ_ERR);
@@ -687,6 +709,7 @@ static const resp_handler handlers[RS_COUNT] = {
 	[RS_ERR_LENGTH] = err_length,
 	[RS_ERR_LOC_LEN] = err_loc_len,
 	[RS_ERR_LOC_PROT] = err_loc_prot,
+	[RS_ERR_MALFORMED] = err_malformed,
 	[RS_ERR_INVALIDATE] = err_invalidate,
 	[RS_DROP] = do_drop,
 	[RS_ERROR] = enter_error,

@@ -64,6 +64,64 @@ WQE_API int wqe_calc_sq(enum wqe_format fmt, enum wqe_qp_type t, struct wqe_qp_c
 	return ops->calc_sq(t, cap, wqe_bytes, ring_blocks);
 }
 
+uint32_t fmt_pow2(uint32_t v)
+{
+	uint32_t n = 1;
+
+	while (n < v)
+		n <<= 1;
+	return n;
+}
+
+int fmt_recv_check(const struct wqe_recv_wr *wr, uint64_t *total)
+{
+	uint64_t sum = 0;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > WQE_DESC_MAX_SGE ||
+	    (wr->num_sge > 0 && !wr->sg_list))
+		return EINVAL;
+	for (int i = 0; i < wr->num_sge; i++)
+		sum += wr->sg_list[i].length;
+	if (sum > 1ull << 31)
+		return EINVAL;
+	*total = sum;
+	return 0;
+}
+
+WQE_API int wqe_calc_rq(enum wqe_format fmt, struct wqe_qp_cap *cap, uint32_t *slot_bytes,
+			uint32_t *nslots)
+{
+	const struct fmt_ops *ops = fmt_get(fmt);
+
+	if (!ops || !cap || !slot_bytes || !nslots)
+		return EINVAL;
+	return ops->calc_rq(cap, slot_bytes, nslots);
+}
+
+WQE_API int wqe_encode_recv(enum wqe_format fmt, const struct wqe_recv_wr *wr, uint8_t *slot,
+			    uint32_t slot_bytes)
+{
+	const struct fmt_ops *ops = fmt_get(fmt);
+
+	if (!ops || !wr || !slot)
+		return EINVAL;
+	return ops->encode_recv(wr, slot, slot_bytes);
+}
+
+WQE_API enum wqe_decode_err wqe_decode_recv(enum wqe_format fmt, const uint8_t *wqe, size_t len,
+					    struct wqe_recv_desc *out)
+{
+	const struct fmt_ops *ops = fmt_get(fmt);
+
+	if (!ops)
+		return WQE_DEC_BAD_OPCODE;
+	if (!wqe)
+		return WQE_DEC_TRUNCATED;
+	if (!out)
+		return WQE_DEC_BAD_FIELD;
+	return ops->decode_recv(wqe, len, out);
+}
+
 WQE_API enum wqe_decode_err wqe_peek_size(enum wqe_format fmt, const uint8_t *wqe,
 					  size_t len, uint32_t *size)
 {

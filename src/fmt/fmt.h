@@ -41,9 +41,22 @@ struct fmt_ops {
 	enum wqe_decode_err (*peek_size)(const uint8_t *wqe, size_t len, uint32_t *size);
 	enum wqe_decode_err (*decode)(const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
 				      size_t len, struct wqe_desc *out);
+	/* The receive queue: the format's receive WQE and its ring. */
+	int (*calc_rq)(struct wqe_qp_cap *cap, uint32_t *slot_bytes, uint32_t *nslots);
+	int (*encode_recv)(const struct wqe_recv_wr *wr, uint8_t *slot, uint32_t slot_bytes);
+	enum wqe_decode_err (*decode_recv)(const uint8_t *wqe, size_t len,
+					   struct wqe_recv_desc *out);
 };
 
 /* The ops of @fmt, or NULL for an unknown format. */
 const struct fmt_ops *fmt_get(enum wqe_format fmt);
+
+/* The smallest power of two >= @v (1 for 0); @v at most 2^31. */
+uint32_t fmt_pow2(uint32_t v);
+
+/* What every receive encoder refuses first (EINVAL): num_sge negative or
+ * over WQE_DESC_MAX_SGE, a NULL sg_list with num_sge > 0, a total length
+ * over 2^31. 0 with the total in *@total otherwise. */
+int fmt_recv_check(const struct wqe_recv_wr *wr, uint64_t *total);
 
 #endif /* WQE_FMT_FMT_H */

@@ -257,15 +257,6 @@ static uint32_t mlx5_fixed_size(enum wqe_qp_type t, enum wqe_wr_opcode wr_op, in
 	       (is_inline ? MLX5_INL_HDR_BYTES : 0);
 }
 
-static uint32_t roundup_pow2(uint32_t v)
-{
-	uint32_t r = 1;
-
-	while (r < v)
-		r <<= 1;
-	return r;
-}
-
 static bool cap_in_range(const struct wqe_qp_cap *cap)
 {
 	return cap->max_send_wr >= 1 && cap->max_send_wr <= 32768 &&
@@ -304,7 +295,7 @@ static int mlx5_calc_sq(enum wqe_qp_type t, struct wqe_qp_cap *cap, uint32_t *wq
 	sge = (usable - fixed) / MLX5_DATA_BYTES;
 	wqe_blocks = (uint32_t)(size / WQE_BLOCK_SIZE);
 	ring = cap->max_send_wr * wqe_blocks;
-	ring = roundup_pow2(ring < WQE_MAX_BLOCKS ? WQE_MAX_BLOCKS : ring);
+	ring = fmt_pow2(ring < WQE_MAX_BLOCKS ? WQE_MAX_BLOCKS : ring);
 
 	cap->max_inline_data = (uint32_t)(usable - fixed - MLX5_INL_HDR_BYTES);
 	cap->max_send_sge = (uint32_t)(sge < WQE_DESC_MAX_SGE ? sge : WQE_DESC_MAX_SGE);
@@ -321,6 +312,9 @@ const struct fmt_ops mlx5_fmt_ops = {
 	.encode_room = mlx5_encode_room,
 	.fixed_size = mlx5_fixed_size,
 	.calc_sq = mlx5_calc_sq,
+	.calc_rq = mlx5_calc_rq,
+	.encode_recv = mlx5_encode_recv,
+	.decode_recv = mlx5_decode_recv,
 	.peek_size = mlx5_peek_size,
 	.decode = mlx5_decode,
 };

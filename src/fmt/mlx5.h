@@ -145,4 +145,9 @@ enum wqe_decode_err mlx5_decode(const struct wqe_decode_ctx *ctx, const uint8_t 
 /* The mlx5 format: what fmt_get(WQE_FORMAT_MLX5) returns. */
 extern const struct fmt_ops mlx5_fmt_ops;
 
+/* The receive queue (mlx5_recv.c), for mlx5_fmt_ops. */
+int mlx5_calc_rq(struct wqe_qp_cap *cap, uint32_t *slot_bytes, uint32_t *nslots);
+int mlx5_encode_recv(const struct wqe_recv_wr *wr, uint8_t *slot, uint32_t slot_bytes);
+enum wqe_decode_err mlx5_decode_recv(const uint8_t *wqe, size_t len, struct wqe_recv_desc *out);
+
 #endif /* WQE_FMT_MLX5_H */

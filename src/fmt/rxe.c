@@ -20,15 +20,6 @@
 
 #define SEND_FLAGS_ALL (WQE_SEND_FENCE | WQE_SEND_SIGNALED | WQE_SEND_SOLICITED | WQE_SEND_INLINE)
 
-static uint32_t pow2(uint32_t v)
-{
-	uint32_t n = 1;
-
-	while (n < v)
-		n <<= 1;
-	return n;
-}
-
 uint32_t rxe_slot_bytes(uint32_t max_send_sge, uint32_t max_inline)
 {
 	uint32_t body = max_send_sge * RXE_SGE_BYTES;
@@ -36,7 +27,7 @@ uint32_t rxe_slot_bytes(uint32_t max_send_sge, uint32_t max_inline)
 	if (max_inline > body)
 		body = max_inline;
 	/* rxe_queue.c: roundup_pow_of_two(max(elem_size, cache line)) */
-	return pow2(RXE_WQE_FIXED + body);
+	return fmt_pow2(RXE_WQE_FIXED + body);
 }
 
 static bool is_atomic(enum wqe_wr_opcode op)
@@ -216,7 +207,7 @@ static int rxe_calc_sq(enum wqe_qp_type t, struct wqe_qp_cap *cap, uint32_t *wqe
 
 	if ((t != WQE_QPT_RC && t != WQE_QPT_UC && t != WQE_QPT_UD) || cap->max_send_wr < 1 ||
 	    cap->max_send_wr > 32768 || cap->max_recv_wr < 1 || cap->max_recv_wr > 32768 ||
-	    cap->max_recv_sge < 1 || cap->max_recv_sge > WQE_DESC_MAX_SGE ||
+	    cap->max_recv_sge < 1 || cap->max_recv_sge > RXE_MAX_SGE ||
 	    cap->max_send_sge > RXE_MAX_SGE || cap->max_inline_data > RXE_MAX_INLINE)
 		return EINVAL;
 	/* rxe_init_sq(): the slot body holds max_send_sge SGEs or
@@ -229,7 +220,7 @@ static int rxe_calc_sq(enum wqe_qp_type t, struct wqe_qp_cap *cap, uint32_t *wqe
 	slot = rxe_slot_bytes(0, body);
 	/* One slot is always empty (rxe_queue.c): a queue for N WQEs has
 	 * roundup_pow_of_two(N + 1) slots and reports N = slots - 1. */
-	nslots = pow2(cap->max_send_wr + 1);
+	nslots = fmt_pow2(cap->max_send_wr + 1);
 	cap->max_send_sge = body / RXE_SGE_BYTES;
 	cap->max_inline_data = body;
 	cap->max_send_wr = nslots - 1;
@@ -255,6 +246,9 @@ const struct fmt_ops rxe_fmt_ops = {
 	.encode = rxe_encode,
 	.fixed_size = rxe_fixed_size,
 	.calc_sq = rxe_calc_sq,
+	.calc_rq = rxe_calc_rq,
+	.encode_recv = rxe_encode_recv,
+	.decode_recv = rxe_decode_recv,
 	.peek_size = rxe_peek_size,
 	.decode = rxe_decode,
 };

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rxe.h - the Linux rxe send-WQE layout (private to src/fmt): struct
- * rxe_send_wqe of the kernel's uapi header rdma/rdma_user_rxe.h, as
- * rdma-core's rxe provider fills it at post time (providers/rxe/rxe.c,
- * convert_send_wr() and init_send_wqe()). Host byte order (the model is
+ * rxe.h - the Linux rxe WQE layouts (private to src/fmt): struct
+ * rxe_send_wqe and struct rxe_recv_wqe of the kernel's uapi header
+ * rdma/rdma_user_rxe.h, as rdma-core's rxe provider fills them at post time
+ * (providers/rxe/rxe.c: convert_send_wr() and init_send_wqe();
+ * rxe_post_one_recv()). Host byte order (the model is
  * little-endian x86-64) except ex.imm_data, which is the __be32 of the
  * Work Request kept as its bytes. Offsets: shared/reference/
  * rocev2-wire-and-rxe.md section 5.
@@ -62,6 +63,22 @@ enum {
 	RXE_DMA_RESERVED = 204,
 	RXE_WQE_FIXED = 208, /* the SGE array or the inline bytes start here */
 	RXE_SGE_BYTES = 16,  /* struct rxe_sge: addr, length, lkey */
+	/* struct rxe_dma_info, from its own start (at RXE_DMA_LENGTH in a
+	 * send WQE, at RXE_RECV_DMA in a receive WQE) */
+	RXE_DMAI_LENGTH = 0,
+	RXE_DMAI_RESID = 4,
+	RXE_DMAI_CUR_SGE = 8,
+	RXE_DMAI_NUM_SGE = 12,
+	RXE_DMAI_SGE_OFFSET = 16,
+	RXE_DMAI_RESERVED = 20,
+	RXE_DMAI_BYTES = 24, /* then the flexible SGE array */
+	/* struct rxe_recv_wqe */
+	RXE_RECV_WR_ID = 0,
+	RXE_RECV_RESERVED = 8, /* num_sge in headers before 2022; now unused */
+	RXE_RECV_PADDING = 12,
+	RXE_RECV_DMA = 16,
+	RXE_RECV_FIXED = 40,   /* the SGE array starts here */
+	RXE_CACHE_LINE = 64,   /* rxe_queue_init(): a slot is at least this */
 	/* limits of rxe_param.h */
 	RXE_MAX_SGE = 32,
 	RXE_MAX_INLINE = 512,
@@ -70,6 +87,11 @@ enum {
 };
 
 extern const struct fmt_ops rxe_fmt_ops;
+
+/* The receive queue (rxe_recv.c), for rxe_fmt_ops. */
+int rxe_calc_rq(struct wqe_qp_cap *cap, uint32_t *slot_bytes, uint32_t *nslots);
+int rxe_encode_recv(const struct wqe_recv_wr *wr, uint8_t *slot, uint32_t slot_bytes);
+enum wqe_decode_err rxe_decode_recv(const uint8_t *wqe, size_t len, struct wqe_recv_desc *out);
 
 /* Bytes of the power-of-two slot of a QP with these capacities. */
 uint32_t rxe_slot_bytes(uint32_t max_send_sge, uint32_t max_inline);

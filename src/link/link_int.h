@@ -9,7 +9,7 @@
 
 #include "wqe/link.h"
 
-enum link_kind { LINK_SINK = 1, LINK_LOOPBACK, LINK_FAULT };
+enum link_kind { LINK_SINK = 1, LINK_LOOPBACK, LINK_FAULT, LINK_UDP };
 
 #define LINK_MAX_PORTS 16u
 #define LINK_FRAME_MAX 4416u
@@ -48,10 +48,23 @@ uint8_t *pool_get(struct frame_pool *p);
 void pool_put(struct frame_pool *p, uint8_t *buf);
 void pool_fini(struct frame_pool *p);
 
+/* The UDP link's socket and receive state (udp.c). */
+struct link_udp {
+	int fd;
+	int family;          /* AF_INET or AF_INET6 */
+	union wqe_gid local; /* the bound address (::ffff:a.b.c.d for IPv4) */
+	uint8_t *rx_buf;     /* a pool buffer the next frame is rebuilt in */
+	size_t rx_len;       /* length of the frame waiting there; 0: none */
+};
+
 struct wqe_link {
 	enum link_kind kind;
 	struct frame_pool pool;
 	uint32_t users;
+	uint32_t max_users; /* contexts that may attach; 0 means LINK_MAX_PORTS */
+	/* Optional: releases what the link holds besides its frames and pool
+	 * (wqe_link_destroy() calls it first). */
+	void (*fini)(struct wqe_link *l);
 	struct link_port port[LINK_MAX_PORTS];
 	void (*xmit)(void *port, const uint8_t *frame, size_t len);
 	/* Optional: a buffer of LINK_FRAME_MAX bytes (POOL_SHIFT past a 16-byte
@@ -73,6 +86,8 @@ struct wqe_link {
 	struct link_frame held[64];
 	struct link_port *held_from[64];
 	uint32_t nheld;
+	/* udp */
+	struct link_udp udp;
 };
 
 /* Attaches and detaches a port (used by wqe_context_attach_link). */

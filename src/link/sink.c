@@ -153,6 +153,8 @@ int wqe_link_destroy(struct wqe_link *l)
 		return EINVAL;
 	if (l->users)
 		return EBUSY;
+	if (l->fini)
+		l->fini(l);
 	wqe_link_sink_clear(l);
 	for (uint32_t i = 0; i < l->nheld; i++)
 		pool_put(&l->pool, l->held[i].data);

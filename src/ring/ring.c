@@ -46,7 +46,7 @@ uint32_t sq_ring_producer(const struct sq_ring *r, uint32_t ref)
 	return ref + ((v - ref / r->slot_blocks) & mask) * r->slot_blocks;
 }
 
-int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride)
+int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride, bool masked)
 {
 	memset(r, 0, sizeof(*r));
 	if (nslots == 0 || (nslots & (nslots - 1)) || stride == 0)
@@ -56,6 +56,7 @@ int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride)
 		return -1;
 	r->nslots = nslots;
 	r->stride = stride;
+	r->masked = masked;
 	atomic_init(&r->dbrec, 0);
 	atomic_init(&r->ci, 0);
 	return 0;

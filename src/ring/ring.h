@@ -12,8 +12,12 @@
  *               published by the engine with release, read by the posting
  *               side with acquire to reclaim space;
  *   - ci_wqes:  WQEs retired, the same way.
- * A receive ring has fixed-size slots of 16-byte data segments (the mlx5
- * receive WQE), counted in slots.
+ * A receive ring is a power-of-two array of fixed-size slots, one receive
+ * WQE each (the format's: mlx5 data segments or struct rxe_recv_wqe),
+ * counted in slots. pi and ci are free-running slot counters; the doorbell
+ * record holds pi itself (mlx5) or, with @masked (rxe), pi masked to the
+ * ring, one slot always kept empty so that a full ring and an empty one
+ * differ -- the mirror of the send ring's slot_blocks.
  */
 #ifndef WQE_RING_RING_H
 #define WQE_RING_RING_H
@@ -42,9 +46,10 @@ struct sq_ring {
 struct rq_ring {
 	uint8_t *buf;            /* nslots x stride bytes */
 	uint32_t nslots;         /* power of two */
-	uint32_t stride;         /* bytes per slot: max_recv_sge x 16, power of two */
+	uint32_t stride;         /* bytes per slot (wqe_calc_rq), power of two */
+	bool masked;             /* rxe: dbrec holds pi & (nslots - 1) */
 	uint32_t pi;             /* producer, in slots (posting side only) */
-	_Atomic uint32_t dbrec;  /* published pi */
+	_Atomic uint32_t dbrec;  /* published pi (masked with @masked) */
 	_Atomic uint32_t ci;     /* slots consumed by the engine */
 };
 
@@ -87,9 +92,32 @@ static inline uint8_t *sq_ring_block(const struct sq_ring *r, uint32_t counter)
 	return r->buf + (size_t)(counter & (r->nblocks - 1)) * 64u;
 }
 
-int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride);
+int rq_ring_init(struct rq_ring *r, uint32_t nslots, uint32_t stride, bool masked);
 void rq_ring_fini(struct rq_ring *r);
 uint8_t *rq_ring_slot(const struct rq_ring *r, uint32_t counter);
+
+/* Publishes pi in the doorbell record (one release store per post call). */
+static inline void rq_ring_publish(struct rq_ring *r)
+{
+	/* Release: every receive WQE byte written before this store is
+	 * visible to an engine that reads the record with acquire. */
+	uint32_t v = r->masked ? r->pi & (r->nslots - 1) : r->pi;
+
+	atomic_store_explicit(&r->dbrec, v, memory_order_release);
+}
+
+/*
+ * The producer counter as the engine reads it from the doorbell record
+ * (acquire), as a free-running slot counter. @ref is the engine's consumer
+ * counter: with @masked the record is a masked index and the producer is
+ * less than a ring ahead of @ref (one slot is kept empty).
+ */
+static inline uint32_t rq_ring_producer(const struct rq_ring *r, uint32_t ref)
+{
+	uint32_t v = atomic_load_explicit(&r->dbrec, memory_order_acquire);
+
+	return r->masked ? ref + ((v - ref) & (r->nslots - 1)) : v;
+}
 
 /*
  * The doorbell register: a small mailbox of 8-byte writes the engine drains.

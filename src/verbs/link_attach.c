@@ -16,6 +16,8 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 
 	if (!ctx)
 		return EINVAL;
+	if (l && l->max_users && l->users >= l->max_users && ctx->link != l)
+		return EBUSY;
 	if (l) {
 		p = link_port_attach(l, ctx->attr.mac);
 		if (!p)

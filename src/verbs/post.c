@@ -409,24 +409,6 @@ int wqe_post_send(struct wqe_qp *qp, struct wqe_send_wr *wr, struct wqe_send_wr 
 	return qp->post_mlx5 ? post_mlx5(qp, wr, bad_wr) : post_ops(qp, wr, bad_wr);
 }
 
-/* mlx5 ends a receive WQE with fewer SGEs than its stride holds with a
- * data segment whose lkey is MLX5_INVALID_LKEY. */
-#define RQ_END_LKEY 0x100u
-
-static void write_recv_wqe(uint8_t *slot, uint32_t stride, const struct wqe_recv_wr *wr)
-{
-	uint32_t i;
-
-	memset(slot, 0, stride);
-	for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-		put_be32(slot + 16 * i, wr->sg_list[i].length);
-		put_be32(slot + 16 * i + 4, wr->sg_list[i].lkey);
-		put_be64(slot + 16 * i + 8, wr->sg_list[i].addr);
-	}
-	if (16 * i < stride)
-		put_be32(slot + 16 * i + 4, RQ_END_LKEY);
-}
-
 static int validate_recv(const struct wqe_qp *qp, const struct wqe_recv_wr *wr)
 {
 	uint64_t total = 0;
@@ -445,6 +427,7 @@ static int validate_recv(const struct wqe_qp *qp, const struct wqe_recv_wr *wr)
 
 int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr **bad_wr)
 {
+	const struct fmt_ops *ops;
 	struct rq_ring *rq;
 	bool posted = false;
 	int err = 0;
@@ -452,14 +435,21 @@ int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr 
 	if (!qp || !wr || !bad_wr)
 		return EINVAL;
 	rq = &qp->rq;
+	ops = fmt_get(qp->qpc.format);
 	for (; wr; wr = wr->next) {
-		err = validate_recv(qp, wr);
+		err = ops ? validate_recv(qp, wr) : EINVAL;
+		/* max_recv_wr is the ring's slots (mlx5) or one fewer (rxe:
+		 * one slot is kept empty, as rxe's queue_full() does). */
 		if (!err && rq->pi - atomic_load_explicit(&rq->ci, memory_order_acquire) >=
 				    qp->cap.max_recv_wr)
 			err = ENOMEM;
+		/* The format's writer (fmt/mlx5_recv.c, fmt/rxe_recv.c) clears
+		 * the slot and fills it; it cannot refuse a validated request
+		 * for a slot sized by wqe_calc_rq(). */
+		if (!err)
+			err = ops->encode_recv(wr, rq_ring_slot(rq, rq->pi), rq->stride);
 		if (err)
 			break;
-		write_recv_wqe(rq_ring_slot(rq, rq->pi), rq->stride, wr);
 		qp->rq_wrid[rq->pi & (rq->nslots - 1)] = wr->wr_id;
 		rq->pi++;
 		posted = true;
@@ -467,9 +457,7 @@ int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr 
 	if (err)
 		*bad_wr = wr;
 	if (posted) {
-		/* Release: the receive WQEs are written before the engine can
-		 * see the new producer counter. */
-		atomic_store_explicit(&rq->dbrec, rq->pi, memory_order_release);
+		rq_ring_publish(rq);
 		if (qp->qpc.state == WQE_QPS_ERR)
 			nic_kick(&qp->qpc);
 	}

@@ -10,29 +10,21 @@
 
 int verbs_check_ah_attr(const struct wqe_context *ctx, const struct wqe_ah_attr *a);
 
-static uint32_t roundup_pow2(uint32_t v)
+/* The rings, as wqe_calc_sq() and wqe_calc_rq() sized them. */
+static int init_queues(struct wqe_qp *qp, uint32_t ring_blocks, uint32_t rq_slots,
+		       uint32_t rq_stride)
 {
-	uint32_t n = 1;
+	bool rxe = qp->context->attr.format == WQE_FORMAT_RXE;
 
-	while (n < v)
-		n <<= 1;
-	return n;
-}
-
-static int init_queues(struct wqe_qp *qp, uint32_t ring_blocks)
-{
-	uint32_t rq_slots = roundup_pow2(qp->cap.max_recv_wr);
-	uint32_t stride = roundup_pow2(qp->cap.max_recv_sge * 16u);
-
-	if (sq_ring_init(&qp->sq, ring_blocks) || rq_ring_init(&qp->rq, rq_slots, stride))
+	if (sq_ring_init(&qp->sq, ring_blocks) ||
+	    rq_ring_init(&qp->rq, rq_slots, rq_stride, rxe))
 		return ENOMEM;
-	if (qp->context->attr.format == WQE_FORMAT_RXE)
+	if (rxe)
 		qp->sq.slot_blocks = qp->wqe_bytes / WQE_BLOCK_SIZE;
 	qp->sq_wrid = calloc(ring_blocks, sizeof(*qp->sq_wrid));
 	qp->rq_wrid = calloc(rq_slots, sizeof(*qp->rq_wrid));
 	if (!qp->sq_wrid || !qp->rq_wrid)
 		return ENOMEM;
-	qp->cap.max_recv_wr = rq_slots;
 	return 0;
 }
 
@@ -127,7 +119,7 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 {
 	struct wqe_qp_cap cap;
 	struct wqe_qp *qp;
-	uint32_t wqe_bytes, ring_blocks;
+	uint32_t wqe_bytes, ring_blocks, rq_stride, rq_slots;
 	int err;
 
 	if (!pd || !attr || !attr->send_cq || !attr->recv_cq ||
@@ -139,7 +131,8 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 		return NULL;
 	}
 	cap = attr->cap;
-	if (wqe_calc_sq(pd->context->attr.format, attr->qp_type, &cap, &wqe_bytes, &ring_blocks)) {
+	if (wqe_calc_sq(pd->context->attr.format, attr->qp_type, &cap, &wqe_bytes, &ring_blocks) ||
+	    wqe_calc_rq(pd->context->attr.format, &cap, &rq_stride, &rq_slots)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -155,7 +148,7 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 	qp->qp_context = attr->qp_context;
 	qp->cap = cap;
 	qp->wqe_bytes = wqe_bytes;
-	err = init_queues(qp, ring_blocks);
+	err = init_queues(qp, ring_blocks, rq_slots, rq_stride);
 	if (!err) {
 		struct qpc *q = &qp->qpc;
 
@@ -294,6 +287,7 @@ static void reset_queues(struct wqe_qp *qp)
 {
 	uint32_t sq_blocks = qp->sq.nblocks, rq_slots = qp->rq.nslots, stride = qp->rq.stride;
 	uint32_t slot_blocks = qp->sq.slot_blocks;
+	bool rq_masked = qp->rq.masked;
 	uint8_t *sb = qp->sq.buf, *rb = qp->rq.buf;
 
 	memset(sb, 0, (size_t)sq_blocks * 64u);
@@ -306,6 +300,7 @@ static void reset_queues(struct wqe_qp *qp)
 	qp->rq.buf = rb;
 	qp->rq.nslots = rq_slots;
 	qp->rq.stride = stride;
+	qp->rq.masked = rq_masked;
 }
 
 int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_mask)

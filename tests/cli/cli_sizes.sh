@@ -42,6 +42,12 @@ expect_in $O "UC and UD: the same slots"
 expect_in $O "rxe:  at most 512 B (wqe_calc_sq refuses 513), copied after the 208-byte fixed part"
 expect_in $O "208 + 512 = 720 B, so such a QP has 1024-byte slots"
 expect_in $O "mlx5: 28 B keep the WQE in one 64-byte block (fixed part 36 B"
+# receive slots: recv_sge | rxe slot, slots, ring, recv_wr (one slot empty) | mlx5 slot, slots, recv_wr
+expect_in $O "struct rxe_recv_wqe is 40 B"
+expect_re $O "^ +1 +\| +64 +128 +8192 +127 +\| +16 +64 +64$"
+expect_re $O "^ +6 +\| +256 +128 +32768 +127 +\| +128 +64 +64$"
+expect_re $O "^ +32 +\| +1024 +128 +131072 +127 +\| +512 +64 +64$"
+expect_re $O "^ +33 +\| +refused "
 expect_in $O "Why they differ:"
 expect_in $O "the doorbell is a system call naming the QP"
 expect_rc 2 "$WQE" sizes --format mlx5,rxe

@@ -44,6 +44,55 @@ void usage_demo(FILE *f);
 int demo_two_shapes(void);
 int cmd_dissect(int argc, char **argv);
 void usage_dissect(FILE *f);
+int cmd_peer(int argc, char **argv);
+void usage_peer(FILE *f);
+
+/* wqe peer's out-of-band channel (peer_oob.c). */
+
+/* CLOCK_MONOTONIC in nanoseconds (the clock contexts use by default). */
+uint64_t cli_now_ns(void);
+
+/* An IPv4 or IPv6 address as given, and as a GID (::ffff:a.b.c.d for IPv4). */
+struct cli_addr {
+	int family; /* AF_INET or AF_INET6 */
+	union wqe_gid gid;
+	char text[46];
+};
+/* Parses an address literal: 0, or -1. */
+int cli_parse_addr(const char *s, struct cli_addr *a);
+
+#define CLI_OOB_LINE 512
+/* One TCP connection carrying lines; every wait ends at @deadline. */
+struct cli_oob {
+	int fd;		   /* -1 when closed */
+	uint64_t deadline; /* cli_now_ns() time */
+	const char *who;   /* "client" or "server", in messages */
+	char buf[CLI_OOB_LINE];
+	size_t len;
+};
+/* Prints "wqe peer (WHO): MSG" to stderr; returns -1. */
+int cli_oob_fail(const struct cli_oob *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Server: listen on @local:@port, take one client. 0 or -1 (reported). */
+int cli_oob_accept(struct cli_oob *o, const struct cli_addr *local, uint16_t port);
+/* Client: connect to @remote:@port, retrying until the server listens. */
+int cli_oob_dial(struct cli_oob *o, const struct cli_addr *remote, uint16_t port);
+/* Sends one formatted line (with its newline). 0 or -1 (reported). */
+int cli_oob_send(struct cli_oob *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Takes what the connection has without blocking and moves one whole line,
+ * without its newline, to @line (CLI_OOB_LINE bytes). 1: a line; 0: none
+ * yet; -1: the connection closed or the line is too long (reported).
+ */
+int cli_oob_poll_line(struct cli_oob *o, char *line);
+void cli_oob_close(struct cli_oob *o);
+/* The text after "KEY=" in a line of words, or NULL. */
+const char *cli_kv(const char *line, const char *key);
+/* KEY's value as a number (decimal or 0x) at most @max: 0, or -1. */
+int cli_kv_u64(const char *line, const char *key, uint64_t max, uint64_t *v);
+int cli_kv_u32(const char *line, const char *key, uint32_t max, uint32_t *v);
+/* KEY's value as a word into @out (@cap bytes): 0, or -1. */
+int cli_kv_word(const char *line, const char *key, char *out, size_t cap);
 
 /*
  * Option matching for "--name VALUE" and "--name=VALUE": returns 1 and sets

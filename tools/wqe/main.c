@@ -27,6 +27,8 @@ static const struct cli_cmd commands[] = {
 	 usage_demo},
 	{"dissect", "print the RoCEv2 packets of a pcap file, ICRC checked", cmd_dissect,
 	 usage_dissect},
+	{"peer", "one RoCEv2 endpoint per process over UDP, perftest style", cmd_peer,
+	 usage_peer},
 	{"version", "print the version", cmd_version, usage_version},
 	{"help", "list the commands, or show one command's help", cmd_help, usage_help},
 };
@@ -47,7 +49,8 @@ static void usage_main(FILE *f)
 	for (size_t i = 0; i < NUM_COMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'wqe COMMAND --help' or 'wqe help COMMAND' shows a command's options.\n"
-		   "Exit status: 0 success, 1 a WQE or capture was refused, 2 bad usage or input.\n");
+		   "Exit status: 0 success, 1 a WQE or capture was refused or a run failed, 2 bad\n"
+		   "usage or input.\n");
 }
 
 static void usage_help(FILE *f)

@@ -2,7 +2,8 @@
 /*
  * wqe sizes --format rxe: struct rxe_send_wqe as wqe_describe() lays it
  * out, the power-of-two slots of wqe_calc_sq beside mlx5's WQE sizes for
- * the same QP, the inline limits of both, and why the layouts differ.
+ * the same QP, the inline limits of both, the receive slots of wqe_calc_rq
+ * (struct rxe_recv_wqe) beside mlx5's, and why the layouts differ.
  * Every number comes from the library.
  */
 #include <stdlib.h>
@@ -195,6 +196,56 @@ static void print_inline(void)
 	       one, WQE_BLOCK_SIZE, mfixed, WQE_MLX5_MAX_WQE_BYTES, WQE_MAX_BLOCKS, most);
 }
 
+/* The bytes of a receive WQE of @nsge SGEs, as wqe_decode_recv() reads
+ * back what wqe_encode_recv() wrote; 0 if either refuses. */
+static uint32_t recv_bytes(int nsge)
+{
+	static uint8_t slot[2048];
+	struct wqe_sge sg[2] = {{0x7f0000001000ull, 64, 0x1234}, {0x7f0000002000ull, 64, 0x1234}};
+	struct wqe_recv_wr wr = {.wr_id = 1, .sg_list = sg, .num_sge = nsge};
+	static struct wqe_recv_desc d;
+
+	if (wqe_encode_recv(WQE_FORMAT_RXE, &wr, slot, sizeof(slot)) ||
+	    wqe_decode_recv(WQE_FORMAT_RXE, slot, sizeof(slot), &d) != WQE_DEC_OK)
+		return 0;
+	return d.size;
+}
+
+static void print_recv_row(uint32_t sge)
+{
+	struct wqe_qp_cap rc = {1, 64, 1, sge, 0}, mc = {1, 64, 1, sge, 0};
+	uint32_t slot = 0, n = 0, mslot = 0, mn = 0;
+
+	printf("  %8u  |", sge);
+	if (wqe_calc_rq(WQE_FORMAT_RXE, &rc, &slot, &n))
+		printf(" %-30s  |", "refused");
+	else
+		printf(" %6u %6u %7u %8u  |", slot, n, slot * n, rc.max_recv_wr);
+	if (wqe_calc_rq(WQE_FORMAT_MLX5, &mc, &mslot, &mn))
+		printf(" %6s\n", "refused");
+	else
+		printf(" %6u %6u %8u\n", mslot, mn, mc.max_recv_wr);
+}
+
+static void print_recv(void)
+{
+	static const uint32_t rows[] = {1, 2, 5, 6, 13, 14, 29, 30, 32, 33, 64};
+	uint32_t fixed = recv_bytes(0), sge = recv_bytes(1) - fixed;
+
+	printf("Receive queue (wqe_calc_rq, max_recv_wr 64): struct rxe_recv_wqe is %u B (wr_id,\n"
+	       "reserved, padding, then the dma header: length, resid, cur_sge, num_sge,\n"
+	       "sge_offset, reserved), then %u B per SGE (addr, length, lkey), in a slot of\n"
+	       "roundup_pow_of_two(%u + %u x max_recv_sge) bytes, at least a 64-byte cache line;\n"
+	       "one slot is always empty, so 64 receives need 128 slots. mlx5's receive slots\n"
+	       "(%u-byte data segments, no header) for the same QP on the right.\n",
+	       fixed, sge, fixed, sge, sge);
+	printf("  %8s  | %6s %6s %7s %8s  | %6s %6s %8s\n", "recv_sge", "slot", "slots", "ring",
+	       "recv_wr", "mlx5 B", "slots", "recv_wr");
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
+		print_recv_row(rows[r]);
+	printf("\n");
+}
+
 static void print_why(void)
 {
 	printf("Why they differ:\n"
@@ -225,6 +276,7 @@ int cli_sizes_rxe(void)
 	print_fixed_rxe();
 	print_slots();
 	print_inline();
+	print_recv();
 	print_why();
 	return CLI_OK;
 }

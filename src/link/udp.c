@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The UDP link: RoCEv2 through a kernel UDP socket on port 4791, so that
+ * contexts in other processes or on other hosts can talk.
+ *
+ * The kernel owns the IP and UDP headers on the wire, and the ICRC covers
+ * them: a frame's ICRC, computed by the NIC over its own IPv4
+ * identification and per-QP UDP source port, is recomputed over what the
+ * kernel sends before the payload leaves, and an arriving datagram is
+ * given back the headers the sender's kernel must have written.
+ */
+#define _GNU_SOURCE /* SOCK_NONBLOCK, SO_RXQ_OVFL, IPV6_RECVHOPLIMIT */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/bytes.h"
+#include "link/link_int.h"
+#include "wqe/wire.h"
+
+#define ETHERTYPE_V4 0x0800u
+#define ETHERTYPE_V6 0x86ddu
+#define IPV4_DF	     0x4000u /* flags/fragment-offset word: DF set, offset 0 */
+#define IPV4_FRAG    0x3fffu /* MF and the fragment offset */
+#define PROTO_UDP    17u
+#define DEFAULT_TTL  64u
+#define DEFAULT_BUF  (4u << 20)
+/* Bytes of Ethernet, IP and UDP header in front of a datagram's payload. */
+#define V4_HDRS (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
+#define V6_HDRS (WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN)
+/* The smallest RoCEv2 UDP payload: a BTH and an ICRC. */
+#define MIN_PAYLOAD (WQE_BTH_LEN + WQE_ICRC_LEN)
+/* Datagrams one rx_peek() may read and drop before it gives up for now:
+ * a flood of bad datagrams must not hold the caller's progress call. */
+#define RX_DROP_BUDGET 64
+
+union udp_addr {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+	struct sockaddr_storage ss;
+};
+
+/* Ancillary data room: two int options, and SO_RXQ_OVFL's counter. */
+union udp_ctl {
+	char buf[2 * CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint32_t))];
+	struct cmsghdr align;
+};
+
+/* What the link needs of a frame it sends. */
+struct udp_dest {
+	int ipver;
+	uint8_t addr[16];	/* the destination: 4 bytes (IPv4) or 16 */
+	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class */
+	uint8_t ttl;		/* TTL or hop limit */
+	const uint8_t *payload; /* BTH through ICRC */
+	size_t len;
+};
+
+static int link_ipver(const struct link_udp *u)
+{
+	return u->family == AF_INET ? 4 : 6;
+}
+
+/* The IP header of @f from @ip on (@end bytes left): 0 and *@d filled, or
+ * -1 if it is not a whole IPv4 (no options, not a fragment) or IPv6 (no
+ * extension header) UDP datagram. Sets *@udp and *@udp_len. */
+static int tx_parse_ip(const uint8_t *ip, size_t end, uint16_t ethertype, struct udp_dest *d,
+		       const uint8_t **udp, size_t *udp_len)
+{
+	if (ethertype == ETHERTYPE_V4) {
+		size_t total;
+
+		if (end < WQE_IPV4_LEN || ip[0] != 0x45 || ip[9] != PROTO_UDP ||
+		    (get_be16(ip + 6) & IPV4_FRAG))
+			return -1;
+		total = get_be16(ip + 2);
+		if (total < WQE_IPV4_LEN || total > end)
+			return -1;
+		d->ipver = 4;
+		d->tos = ip[1];
+		d->ttl = ip[8];
+		memcpy(d->addr, ip + 16, 4);
+		*udp = ip + WQE_IPV4_LEN;
+		*udp_len = total - WQE_IPV4_LEN;
+		return 0;
+	}
+	if (ethertype == ETHERTYPE_V6) {
+		size_t plen;
+
+		if (end < WQE_IPV6_LEN || (ip[0] >> 4) != 6 || ip[6] != PROTO_UDP)
+			return -1;
+		plen = get_be16(ip + 4);
+		if (plen > end - WQE_IPV6_LEN)
+			return -1;
+		d->ipver = 6;
+		d->tos = (uint8_t)(get_be16(ip) >> 4);
+		d->ttl = ip[7];
+		memcpy(d->addr, ip + 24, 16);
+		*udp = ip + WQE_IPV6_LEN;
+		*udp_len = plen;
+		return 0;
+	}
+	return -1;
+}
+
+/* Where frame @f (@len bytes) goes: 0, or -1 if it is not RoCEv2 over
+ * IPv4/IPv6 UDP with room for a BTH and an ICRC. */
+static int tx_parse(const uint8_t *f, size_t len, struct udp_dest *d)
+{
+	size_t off = WQE_ETH_LEN, udp_len;
+	const uint8_t *udp;
+	uint16_t et;
+
+	if (len < WQE_ETH_LEN)
+		return -1;
+	et = get_be16(f + 12);
+	if (et == 0x8100 || et == 0x88a8) {
+		if (len < WQE_ETH_LEN + WQE_VLAN_LEN)
+			return -1;
+		et = get_be16(f + 16);
+		off += WQE_VLAN_LEN;
+	}
+	if (tx_parse_ip(f + off, len - off, et, d, &udp, &udp_len))
+		return -1;
+	if (udp_len < WQE_UDP_LEN + MIN_PAYLOAD || get_be16(udp + 4) != udp_len ||
+	    get_be16(udp + 2) != WQE_ROCEV2_PORT)
+		return -1;
+	d->payload = udp + WQE_UDP_LEN;
+	d->len = udp_len - WQE_UDP_LEN;
+	return 0;
+}
+
+/* The ICRC of @d's payload as the kernel will send it: from the bound
+ * address and port, IPv4 identification 0 with DF (what Linux writes for a
+ * DF datagram of an unconnected socket, ip_select_ident_segs()). */
+static uint32_t wire_icrc(const struct link_udp *u, const struct udp_dest *d)
+{
+	struct wqe_pkt h;
+
+	memset(&h, 0, sizeof(h));
+	h.ipver = (uint8_t)d->ipver;
+	h.src = u->local;
+	if (d->ipver == 4) {
+		h.dst.raw[10] = 0xff;
+		h.dst.raw[11] = 0xff;
+		memcpy(h.dst.raw + 12, d->addr, 4);
+		h.ip_flags = 2; /* DF */
+	} else {
+		memcpy(h.dst.raw, d->addr, 16);
+	}
+	h.sport = WQE_ROCEV2_PORT;
+	h.dport = WQE_ROCEV2_PORT;
+	return wqe_icrc_udp(&h, d->payload, d->len - WQE_ICRC_LEN);
+}
+
+static void put_int_cmsg(struct cmsghdr *c, int level, int type, int v)
+{
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &v, sizeof(v));
+}
+
+/* The frame's TOS/traffic class and TTL/hop limit for the kernel's header
+ * (masked out of the ICRC, so only their meaning on the path is kept). */
+static void tx_ancillary(struct msghdr *m, union udp_ctl *ctl, const struct udp_dest *d)
+{
+	struct cmsghdr *c;
+	size_t used = CMSG_SPACE(sizeof(int));
+
+	memset(ctl, 0, sizeof(*ctl));
+	m->msg_control = ctl->buf;
+	m->msg_controllen = sizeof(ctl->buf);
+	c = CMSG_FIRSTHDR(m);
+	if (d->ipver == 4)
+		put_int_cmsg(c, IPPROTO_IP, IP_TOS, d->tos);
+	else
+		put_int_cmsg(c, IPPROTO_IPV6, IPV6_TCLASS, d->tos);
+	if (d->ttl) {
+		c = CMSG_NXTHDR(m, c);
+		if (d->ipver == 4)
+			put_int_cmsg(c, IPPROTO_IP, IP_TTL, d->ttl);
+		else
+			put_int_cmsg(c, IPPROTO_IPV6, IPV6_HOPLIMIT, d->ttl);
+		used += CMSG_SPACE(sizeof(int));
+	}
+	m->msg_controllen = used;
+}
+
+static void udp_xmit(void *port, const uint8_t *frame, size_t len)
+{
+	struct wqe_link *l = ((struct link_port *)port)->link;
+	struct link_udp *u = &l->udp;
+	struct udp_dest d;
+	union udp_addr to;
+	union udp_ctl ctl;
+	struct msghdr m;
+	struct iovec iov[2];
+	uint8_t icrc[WQE_ICRC_LEN];
+
+	l->stats.frames++;
+	if (tx_parse(frame, len, &d) || d.ipver != link_ipver(u)) {
+		l->stats.no_destination++;
+		return;
+	}
+	put_le32(icrc, wire_icrc(u, &d));
+	memset(&to, 0, sizeof(to));
+	memset(&m, 0, sizeof(m));
+	if (d.ipver == 4) {
+		to.v4.sin_family = AF_INET;
+		to.v4.sin_port = htons(WQE_ROCEV2_PORT);
+		memcpy(&to.v4.sin_addr, d.addr, 4);
+		m.msg_namelen = sizeof(to.v4);
+	} else {
+		to.v6.sin6_family = AF_INET6;
+		to.v6.sin6_port = htons(WQE_ROCEV2_PORT);
+		memcpy(&to.v6.sin6_addr, d.addr, 16);
+		m.msg_namelen = sizeof(to.v6);
+	}
+	/* The payload in place, and the new ICRC in place of the old: no copy. */
+	iov[0].iov_base = (void *)(uintptr_t)d.payload;
+	iov[0].iov_len = d.len - WQE_ICRC_LEN;
+	iov[1].iov_base = icrc;
+	iov[1].iov_len = WQE_ICRC_LEN;
+	m.msg_name = &to;
+	m.msg_iov = iov;
+	m.msg_iovlen = 2;
+	tx_ancillary(&m, &ctl, &d);
+	if (sendmsg(u->fd, &m, MSG_DONTWAIT) >= 0)
+		l->stats.delivered++;
+	else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+		l->stats.queue_full++;
+	else
+		l->stats.tx_errors++;
+}
+
+static uint16_t ipv4_csum(const uint8_t *h)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i < WQE_IPV4_LEN; i += 2)
+		s += get_be16(h + i);
+	while (s >> 16)
+		s = (s & 0xffffu) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* The received datagram's metadata. */
+struct rx_meta {
+	uint8_t src[16];
+	uint16_t sport;
+	uint8_t tos;
+	uint8_t ttl;
+};
+
+/* Writes the Ethernet, IP and UDP headers in front of the @n-byte payload
+ * in the receive buffer, addressed to @p. */
+static void rx_headers(const struct link_port *p, size_t n, const struct rx_meta *r)
+{
+	const struct link_udp *u = &p->link->udp;
+	uint8_t *f = u->rx_buf, *ip = f + WQE_ETH_LEN, *udp;
+
+	memcpy(f, p->mac, 6);
+	/* A locally administered source MAC made from the sender's address,
+	 * so that captures tell senders apart. */
+	f[6] = 0x02;
+	if (u->family == AF_INET) {
+		f[7] = 0;
+		memcpy(f + 8, r->src, 4);
+		put_be16(f + 12, ETHERTYPE_V4);
+		ip[0] = 0x45;
+		ip[1] = r->tos;
+		put_be16(ip + 2, (uint16_t)(WQE_IPV4_LEN + WQE_UDP_LEN + n));
+		put_be16(ip + 4, 0);
+		put_be16(ip + 6, IPV4_DF);
+		ip[8] = r->ttl;
+		ip[9] = PROTO_UDP;
+		put_be16(ip + 10, 0);
+		memcpy(ip + 12, r->src, 4);
+		memcpy(ip + 16, u->local.raw + 12, 4);
+		put_be16(ip + 10, ipv4_csum(ip));
+		udp = ip + WQE_IPV4_LEN;
+	} else {
+		memcpy(f + 7, r->src + 11, 5);
+		put_be16(f + 12, ETHERTYPE_V6);
+		put_be32(ip, 6u << 28 | (uint32_t)r->tos << 20);
+		put_be16(ip + 4, (uint16_t)(WQE_UDP_LEN + n));
+		ip[6] = PROTO_UDP;
+		ip[7] = r->ttl;
+		memcpy(ip + 8, r->src, 16);
+		memcpy(ip + 24, u->local.raw, 16);
+		udp = ip + WQE_IPV6_LEN;
+	}
+	put_be16(udp, r->sport);
+	put_be16(udp + 2, WQE_ROCEV2_PORT);
+	put_be16(udp + 4, (uint16_t)(WQE_UDP_LEN + n));
+	put_be16(udp + 6, 0); /* no checksum: the ICRC covers the payload */
+}
+
+static void rx_ancillary(struct wqe_link *l, struct msghdr *m, struct rx_meta *r)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		int v = -1;
+		uint32_t drops;
+
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(drops))) {
+			memcpy(&drops, CMSG_DATA(c), sizeof(drops));
+			l->stats.rx_kernel_drops = drops;
+			continue;
+		}
+		/* IP_TOS comes as one byte, the others as an int. */
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS &&
+		    c->cmsg_len >= CMSG_LEN(1)) {
+			r->tos = *CMSG_DATA(c);
+			continue;
+		}
+		if (c->cmsg_len < CMSG_LEN(sizeof(v)))
+			continue;
+		memcpy(&v, CMSG_DATA(c), sizeof(v));
+		if (v < 0 || v > 255)
+			continue;
+		if ((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL) ||
+		    (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_HOPLIMIT))
+			r->ttl = (uint8_t)v;
+		else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_TCLASS)
+			r->tos = (uint8_t)v;
+	}
+}
+
+/* Reads one datagram into the receive buffer behind the room for its
+ * headers. Returns its length, 0 if it was dropped (counted), -1 if none
+ * is waiting (or the socket failed: counted). */
+static long rx_one(struct link_port *p, struct rx_meta *r)
+{
+	struct wqe_link *l = p->link;
+	struct link_udp *u = &l->udp;
+	size_t hl = u->family == AF_INET ? V4_HDRS : V6_HDRS;
+	union udp_addr from;
+	union udp_ctl ctl;
+	struct iovec iov = {u->rx_buf + hl, LINK_FRAME_MAX - hl};
+	struct msghdr m;
+	ssize_t n;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_name = &from;
+	m.msg_namelen = sizeof(from);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl.buf;
+	m.msg_controllen = sizeof(ctl.buf);
+	n = recvmsg(u->fd, &m, MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			l->stats.rx_errors++;
+		return -1;
+	}
+	l->stats.rx_datagrams++;
+	if (m.msg_flags & MSG_TRUNC) {
+		l->stats.rx_truncated++;
+		return 0;
+	}
+	if (from.sa.sa_family != u->family) { /* cannot happen: IPV6_V6ONLY */
+		l->stats.rx_errors++;
+		return 0;
+	}
+	if ((size_t)n < MIN_PAYLOAD) {
+		l->stats.rx_short++;
+		return 0;
+	}
+	memset(r, 0, sizeof(*r));
+	r->ttl = DEFAULT_TTL;
+	if (u->family == AF_INET) {
+		memcpy(r->src, &from.v4.sin_addr, 4);
+		r->sport = ntohs(from.v4.sin_port);
+	} else {
+		memcpy(r->src, &from.v6.sin6_addr, 16);
+		r->sport = ntohs(from.v6.sin6_port);
+	}
+	rx_ancillary(l, &m, r);
+	return (long)n;
+}
+
+static const uint8_t *udp_rx_peek(void *port, size_t *len)
+{
+	struct link_port *p = port;
+	struct link_udp *u = &p->link->udp;
+
+	for (int i = 0; !u->rx_len && i < RX_DROP_BUDGET; i++) {
+		struct rx_meta r;
+		long n = rx_one(p, &r);
+
+		if (n < 0)
+			return NULL;
+		if (n == 0)
+			continue;
+		rx_headers(p, (size_t)n, &r);
+		u->rx_len = (u->family == AF_INET ? V4_HDRS : V6_HDRS) + (size_t)n;
+		p->link->stats.rx_frames++;
+	}
+	if (!u->rx_len)
+		return NULL;
+	*len = u->rx_len;
+	return u->rx_buf;
+}
+
+static void udp_rx_done(void *port)
+{
+	((struct link_port *)port)->link->udp.rx_len = 0;
+}
+
+static void udp_fini(struct wqe_link *l)
+{
+	close(l->udp.fd);
+	l->udp.fd = -1;
+	pool_put(&l->pool, l->udp.rx_buf);
+	l->udp.rx_buf = NULL;
+}
+
+/* @s as a socket address on port 4791 and as a GID: 0, or -1 if it is not
+ * an address literal or is a wildcard. An IPv4-mapped IPv6 literal is the
+ * IPv4 address. */
+static int parse_local(const char *s, union udp_addr *a, socklen_t *alen, union wqe_gid *gid)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t any[16];
+	uint8_t raw[16];
+
+	memset(a, 0, sizeof(*a));
+	memset(gid, 0, sizeof(*gid));
+	if (inet_pton(AF_INET, s, raw + 12) == 1) {
+		memcpy(raw, mapped, sizeof(mapped));
+	} else if (inet_pton(AF_INET6, s, raw) != 1) {
+		return -1;
+	}
+	memcpy(gid->raw, raw, 16);
+	if (memcmp(raw, mapped, sizeof(mapped)) == 0) {
+		if (memcmp(raw + 12, any, 4) == 0)
+			return -1;
+		a->v4.sin_family = AF_INET;
+		a->v4.sin_port = htons(WQE_ROCEV2_PORT);
+		memcpy(&a->v4.sin_addr, raw + 12, 4);
+		*alen = sizeof(a->v4);
+		return 0;
+	}
+	if (memcmp(raw, any, 16) == 0)
+		return -1;
+	a->v6.sin6_family = AF_INET6;
+	a->v6.sin6_port = htons(WQE_ROCEV2_PORT);
+	memcpy(&a->v6.sin6_addr, raw, 16);
+	*alen = sizeof(a->v6);
+	return 0;
+}
+
+static int set_int(int fd, int level, int name, int v)
+{
+	return setsockopt(fd, level, name, &v, sizeof(v));
+}
+
+/* A buffer size: the forced option first (CAP_NET_ADMIN), else the capped
+ * one; neither failing matters, the default buffer still works. */
+static void set_buf(int fd, int force, int plain, uint32_t bytes)
+{
+	int v = (int)((bytes ? bytes : DEFAULT_BUF) & 0x7fffffffu);
+
+	if (set_int(fd, SOL_SOCKET, force, v))
+		(void)set_int(fd, SOL_SOCKET, plain, v);
+}
+
+/* The socket options: 0, or -1 with errno set. */
+static int setup_socket(int fd, int family, const struct wqe_udp_cfg *cfg)
+{
+	int rc;
+
+	if (family == AF_INET) {
+		rc = set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+		rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_RECVTTL, 1);
+		rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_RECVTOS, 1);
+	} else {
+		rc = set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO);
+		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1);
+		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
+	}
+	if (rc)
+		return -1;
+	(void)set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1); /* counters only */
+	set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+	set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
+	return 0;
+}
+
+struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg)
+{
+	union udp_addr a;
+	socklen_t alen = 0;
+	union wqe_gid gid;
+	struct wqe_link *l;
+	int fd, err;
+
+	if (!cfg || !cfg->local || parse_local(cfg->local, &a, &alen, &gid)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0 || setup_socket(fd, a.sa.sa_family, cfg) || bind(fd, &a.sa, alen))
+		goto fail;
+	l->udp.rx_buf = pool_get(&l->pool);
+	if (!l->udp.rx_buf) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	l->kind = LINK_UDP;
+	l->max_users = 1;
+	l->udp.fd = fd;
+	l->udp.family = a.sa.sa_family;
+	l->udp.local = gid;
+	l->xmit = udp_xmit;
+	l->rx_peek = udp_rx_peek;
+	l->rx_done = udp_rx_done;
+	l->fini = udp_fini;
+	return l;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	pool_fini(&l->pool);
+	free(l);
+	errno = err;
+	return NULL;
+}
+
+int wqe_link_udp_fd(const struct wqe_link *l)
+{
+	if (!l || l->kind != LINK_UDP) {
+		errno = EINVAL;
+		return -1;
+	}
+	return l->udp.fd;
+}

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: MIT
+# wqe peer in two processes on this host, over addresses of 127/8 (no root
+# needed): WRITE, READ and SEND, the client on the rxe WQE format in one
+# run; the captures of both sides checked by wqe dissect; a server started
+# for other terms refuses the client; bad usage exits 2; a client without
+# a server and a server without a client exit 1 at their timeout.
+. "$(dirname "$0")/../cli/lib.sh"
+
+# 127.X.Y.11 and .12, X.Y from this shell's pid (as tests/udp/udp_pair.c),
+# and a TCP port of the exchange from it too: parallel runs never meet.
+X=$((16 + ($$ >> 8) % 200))
+Y=$(($$ & 255))
+A=127.$X.$Y.11
+B=127.$X.$Y.12
+PORT=$((20000 + $$ % 20000))
+SERVER=
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP # a killed test cleans up too
+
+# run_pair OP SIZE COUNT MTU [client options...]: server and client, both ok.
+run_pair() {
+	local op=$1 size=$2 count=$3 mtu=$4 src
+	shift 4
+	timeout 60 "$WQE" peer --local "$B" --oob-port "$PORT" --timeout 30 \
+		--pcap "$TMP/server.pcap" >"$TMP/server.out" 2>&1 &
+	SERVER=$!
+	expect_rc 0 timeout 60 "$WQE" peer --local "$A" --connect "$B" --oob-port "$PORT" \
+		--timeout 30 --op "$op" --size "$size" --count "$count" --mtu "$mtu" \
+		--pcap "$TMP/client.pcap" "$@"
+	cp "$TMP/out" "$TMP/client.out"
+	wait "$SERVER"
+	src=$?
+	SERVER=
+	CHECKS=$((CHECKS + 1))
+	[ "$src" -eq 0 ] || { fail "server of $op exit $src"; sed 's/^/  server: /' "$TMP/server.out" >&2; }
+	expect_re "$TMP/client.out" "^wqe peer: client $op, ok: $count messages x $size B"
+	expect_re "$TMP/server.out" "^wqe peer: server $op, ok: $count messages x $size B"
+	expect_in "$TMP/client.out" "data: checked, ok"
+	expect_in "$TMP/server.out" "data: checked, ok"
+	expect_in "$TMP/client.out" "nic drops: none"
+	expect_in "$TMP/server.out" "nic drops: none"
+	# what each NIC sent and what its link rebuilt from the datagrams
+	# that arrived: every ICRC verifies
+	for side in client server; do
+		expect_rc 0 "$WQE" dissect "$TMP/$side.pcap"
+		expect_re "$TMP/out" "^[0-9]+ frames: [0-9]+ RoCEv2, 0 skipped, 0 bad$"
+	done
+}
+
+run_pair write 100003 40 1024
+run_pair read 65536 30 4096 --format rxe
+run_pair send 4097 200 256 --tx-depth 8
+run_pair write 1048576 3 4096
+
+# A server started for other terms refuses the client; both exit 1.
+timeout 60 "$WQE" peer --local "$B" --oob-port "$PORT" --timeout 30 --size 100 \
+	>"$TMP/server.out" 2>&1 &
+SERVER=$!
+expect_rc 1 timeout 60 "$WQE" peer --local "$A" --connect "$B" --oob-port "$PORT" \
+	--timeout 30 --size 200 --count 2
+expect_in "$TMP/err" "the server refused"
+wait "$SERVER"
+src=$?
+SERVER=
+CHECKS=$((CHECKS + 1))
+[ "$src" -eq 1 ] || fail "the server that refused exited $src, not 1"
+
+# Bad usage: exit 2 and a message.
+expect_rc 2 "$WQE" peer
+expect_in "$TMP/err" "--local ADDR is required"
+expect_rc 2 "$WQE" peer --local nowhere
+expect_in "$TMP/err" "is not an address"
+expect_rc 2 "$WQE" peer --local "$A" --op frobnicate
+expect_in "$TMP/err" "bad --op"
+expect_rc 2 "$WQE" peer --local "$A" --size 0
+expect_rc 2 "$WQE" peer --local "$A" --size 1048577
+expect_rc 2 "$WQE" peer --local "$A" --mtu 1000
+expect_rc 2 "$WQE" peer --local "$A" --count 0
+expect_rc 2 "$WQE" peer --local "$A" --timeout 0
+expect_rc 2 "$WQE" peer --local "$A" --connect ::1
+expect_in "$TMP/err" "one address family"
+expect_rc 2 "$WQE" peer --local "$A" --bogus
+expect_rc 0 "$WQE" help peer
+expect_in "$TMP/out" "usage: wqe peer"
+
+# Nobody on the other side: exit 1 when the time is up, not a hang.
+start=$(date +%s)
+expect_rc 1 timeout 20 "$WQE" peer --local "$A" --connect "$B" --oob-port "$PORT" --timeout 1
+expect_in "$TMP/err" "no server at $B"
+expect_rc 1 timeout 20 "$WQE" peer --local "$B" --oob-port "$PORT" --timeout 1
+expect_in "$TMP/err" "no client"
+CHECKS=$((CHECKS + 1))
+[ $(($(date +%s) - start)) -lt 10 ] || fail "timeouts took $(($(date +%s) - start)) s"
+# A port the kernel refuses to bind: an address that is not this host's.
+expect_rc 1 "$WQE" peer --local 198.51.100.7 --timeout 1
+expect_in "$TMP/err" "cannot bind UDP 198.51.100.7 port 4791"
+finish

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The UDP link against bad input. wqe_link_udp_create() refuses bad
+ * configurations and leaks no descriptor; one context per link; and a
+ * context behind a UDP link survives hostile datagrams sent at its socket
+ * from a plain UDP socket: a datagram with one flipped bit, or an ICRC
+ * computed over other headers than the kernel's, is a bad-ICRC drop that
+ * changes nothing; short, truncated and garbage datagrams are dropped and
+ * counted; a good datagram from the same socket is taken before and after.
+ * On the send side, a frame of the other address family is counted as
+ * having no destination, one the kernel refuses as a send error.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "udp_pair.h"
+#include "wqe/wire.h"
+
+#define QKEY   0x11111111u
+#define SRCQP  0x000777u
+#define CANARY 0xc5
+
+static uint8_t rbuf[8192];
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void expect_refused(const char *local, int err)
+{
+	struct wqe_udp_cfg c = {.local = local};
+	struct wqe_link *l;
+
+	errno = 0;
+	l = wqe_link_udp_create(&c);
+	CHECK(l == NULL);
+	if (errno != err)
+		test_fail(__FILE__, __LINE__, "'%s': errno %d, expected %d", local ? local : "NULL",
+			  errno, err);
+	if (l)
+		wqe_link_destroy(l);
+}
+
+static void test_create(void)
+{
+	char a1[16], mapped[32];
+	struct wqe_udp_cfg c;
+	struct wqe_link *l, *loop;
+	int fds = count_fds();
+
+	udp_test_addr(1, a1);
+	errno = 0;
+	CHECK(wqe_link_udp_create(NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	expect_refused(NULL, EINVAL);
+	expect_refused("", EINVAL);
+	expect_refused("bogus", EINVAL);
+	expect_refused("127.0.0", EINVAL);
+	expect_refused("127.0.0.1:4791", EINVAL);
+	expect_refused("0.0.0.0", EINVAL);
+	expect_refused("::", EINVAL);
+	expect_refused("::ffff:0.0.0.0", EINVAL);
+	expect_refused("198.51.100.7", EADDRNOTAVAIL); /* TEST-NET-2: not ours */
+	memset(&c, 0, sizeof(c));
+	c.local = a1;
+	l = wqe_link_udp_create(&c);
+	CHECK(l != NULL);
+	expect_refused(a1, EADDRINUSE);
+	CHECK(wqe_link_udp_fd(l) >= 0);
+	CHECK_EQ(wqe_link_destroy(l), 0);
+	/* the GID form of an IPv4 address binds the IPv4 address */
+	snprintf(mapped, sizeof(mapped), "::ffff:%s", a1);
+	c.local = mapped;
+	l = wqe_link_udp_create(&c);
+	CHECK(l != NULL);
+	expect_refused(a1, EADDRINUSE);
+	CHECK_EQ(wqe_link_destroy(l), 0);
+	errno = 0;
+	CHECK_EQ(wqe_link_udp_fd(NULL), -1);
+	CHECK_EQ(errno, EINVAL);
+	loop = wqe_link_loopback_create();
+	errno = 0;
+	CHECK_EQ(wqe_link_udp_fd(loop), -1);
+	CHECK_EQ(errno, EINVAL);
+	wqe_link_destroy(loop);
+	CHECK_EQ(count_fds(), fds);
+}
+
+/* One context per UDP link. */
+static void test_attach(void)
+{
+	struct uep e;
+	struct wqe_context *other;
+
+	CHECK_EQ(uep_open(&e, 1, WQE_QPT_UD, 4), 0);
+	other = wqe_open_context(NULL);
+	CHECK(other != NULL);
+	CHECK_EQ(wqe_context_attach_link(other, e.link), EBUSY);
+	CHECK_EQ(wqe_link_destroy(e.link), EBUSY);
+	CHECK_EQ(wqe_context_attach_link(e.ctx, e.link), 0); /* again: still its own */
+	CHECK_EQ(wqe_context_attach_link(other, e.link), EBUSY);
+	CHECK_EQ(wqe_context_attach_link(e.ctx, NULL), 0);
+	CHECK_EQ(wqe_context_attach_link(other, e.link), 0);
+	CHECK_EQ(wqe_context_attach_link(other, NULL), 0);
+	CHECK_EQ(wqe_context_attach_link(e.ctx, e.link), 0);
+	CHECK_EQ(wqe_close_context(other), 0);
+	uep_close(&e);
+}
+
+/* A plain UDP socket on 127.X.Y.3, an ephemeral port. */
+static int raw_socket(struct sockaddr_in *me)
+{
+	char a3[16];
+	socklen_t len = sizeof(*me);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	udp_test_addr(3, a3);
+	memset(me, 0, sizeof(*me));
+	me->sin_family = AF_INET;
+	inet_pton(AF_INET, a3, &me->sin_addr);
+	CHECK(fd >= 0);
+	CHECK_EQ(bind(fd, (struct sockaddr *)me, sizeof(*me)), 0);
+	CHECK_EQ(getsockname(fd, (struct sockaddr *)me, &len), 0);
+	return fd;
+}
+
+/*
+ * A UD SEND_ONLY to B's QP as a UDP payload (BTH to ICRC) in @out, with
+ * the ICRC over the IPv4/UDP headers from @from (ID @ip_id, DF) to B, UDP
+ * source port @icrc_sport. Returns its length.
+ */
+static size_t ud_datagram(const struct upair *p, const struct sockaddr_in *from, uint16_t ip_id,
+			  uint16_t icrc_sport, const uint8_t *payload, uint32_t len, uint8_t *out)
+{
+	struct wqe_pkt k;
+	uint8_t frame[8192];
+	size_t flen = 0;
+	const size_t hl = WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN;
+
+	memset(&k, 0, sizeof(k));
+	k.ipver = 4;
+	k.src.raw[10] = k.src.raw[11] = 0xff;
+	memcpy(k.src.raw + 12, &from->sin_addr, 4);
+	k.dst = p->b.gid;
+	k.ttl = 64;
+	k.ip_id = ip_id;
+	k.ip_flags = 2;
+	k.sport = icrc_sport;
+	k.bth.opcode = WQE_WIRE_UD_SEND_ONLY;
+	k.bth.pkey = 0xffff;
+	k.bth.destqp = wqe_qp_num(p->b.qp);
+	k.bth.psn = 5;
+	k.deth.qkey = QKEY;
+	k.deth.srcqp = SRCQP;
+	CHECK_EQ(wqe_pkt_build(&k, payload, len, frame, sizeof(frame), &flen), 0);
+	memcpy(out, frame + hl, flen - hl);
+	return flen - hl;
+}
+
+static void send_to_b(const struct upair *p, int fd, const uint8_t *d, size_t len)
+{
+	struct sockaddr_in to;
+
+	memset(&to, 0, sizeof(to));
+	to.sin_family = AF_INET;
+	to.sin_port = htons(WQE_ROCEV2_PORT);
+	inet_pton(AF_INET, p->b.addr, &to.sin_addr);
+	CHECK_EQ(sendto(fd, d, len, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)len);
+}
+
+/* Progress on B until its link has read @want datagrams in all. */
+static void drain(struct upair *p, uint64_t want)
+{
+	struct wqe_link_stats s;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		wqe_progress(p->b.ctx);
+		wqe_link_stats(p->b.link, &s);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (s.rx_datagrams < want && t.tv_sec - t0.tv_sec < 10);
+	CHECK_EQ(s.rx_datagrams, want);
+	upair_spin(p, 4);
+}
+
+static void post_recv(struct upair *p, struct wqe_mr *mr, uint64_t id)
+{
+	struct wqe_sge s = {(uint64_t)(uintptr_t)rbuf, sizeof(rbuf), mr->lkey};
+	struct wqe_recv_wr r = {.wr_id = id, .sg_list = &s, .num_sge = 1}, *bad;
+
+	memset(rbuf, CANARY, sizeof(rbuf));
+	CHECK_EQ(wqe_post_recv(p->b.qp, &r, &bad), 0);
+}
+
+/* B takes the good datagram into the receive posted as @id. */
+static void expect_good(struct upair *p, const uint8_t *payload, uint32_t len, uint64_t id)
+{
+	struct wqe_wc wc;
+
+	CHECK_EQ(upair_wait(p, p->b.rcq, 1, &wc, 10.0), 1);
+	CHECK_EQ(wc.status, WQE_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, id);
+	CHECK_EQ(wc.byte_len, len + 40);
+	CHECK_EQ(wc.src_qp, SRCQP);
+	CHECK_MEM(rbuf + 40, payload, len);
+}
+
+static void test_hostile(void)
+{
+	struct upair p;
+	struct sockaddr_in me;
+	struct wqe_mr *mr;
+	struct wqe_link_stats s0, s;
+	struct test_rng rng;
+	struct wqe_wc wc;
+	uint8_t payload[300], d[8192], junk[70000];
+	uint64_t n = 0, icrc_drops;
+	size_t len;
+	int fd;
+	struct pollfd pf;
+
+	test_rng_seed(&rng, 77);
+	test_rng_fill(&rng, payload, sizeof(payload));
+	CHECK_EQ(upair_open(&p, WQE_QPT_UD, WQE_MTU_4096, 16), 0);
+	mr = wqe_reg_mr(p.b.pd, rbuf, sizeof(rbuf), WQE_ACCESS_LOCAL_WRITE);
+	CHECK(mr != NULL);
+	fd = raw_socket(&me);
+	wqe_link_stats(p.b.link, &s0);
+
+	/* A good datagram: the sender's real port and addresses, ID 0, DF.
+	 * The link's descriptor polls readable when it waits. */
+	post_recv(&p, mr, 1);
+	len = ud_datagram(&p, &me, 0, ntohs(me.sin_port), payload, sizeof(payload), d);
+	send_to_b(&p, fd, d, len);
+	pf.fd = wqe_link_udp_fd(p.b.link);
+	pf.events = POLLIN;
+	CHECK_EQ(poll(&pf, 1, 5000), 1);
+	drain(&p, ++n);
+	expect_good(&p, payload, sizeof(payload), 1);
+	CHECK_EQ(p.b.drops, 0);
+
+	/* The same with one bit flipped: a bad ICRC, nothing placed. */
+	post_recv(&p, mr, 2);
+	for (size_t bit = 0; bit < len * 8; bit += 97) {
+		d[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		send_to_b(&p, fd, d, len);
+		d[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		n++;
+	}
+	drain(&p, n);
+	icrc_drops = p.b.bad_icrc;
+	CHECK(icrc_drops > 0);
+	/* a flip in the BTH can make it malformed or not ours instead */
+	CHECK_EQ(p.b.drops, n - 1);
+	/* ICRC over another IPv4 identification (what the kernel's rxe sends),
+	 * or over UDP source port 4791 instead of the sender's */
+	len = ud_datagram(&p, &me, 0x1234, ntohs(me.sin_port), payload, sizeof(payload), d);
+	send_to_b(&p, fd, d, len);
+	len = ud_datagram(&p, &me, 0, WQE_ROCEV2_PORT, payload, sizeof(payload), d);
+	send_to_b(&p, fd, d, len);
+	n += 2;
+	drain(&p, n);
+	CHECK_EQ(p.b.bad_icrc, icrc_drops + 2);
+
+	/* Too short for a BTH and ICRC (the link drops them), an opcode that
+	 * does not exist (the NIC does), too long for a frame. */
+	memset(junk, 0xff, sizeof(junk));
+	send_to_b(&p, fd, junk, 0);
+	send_to_b(&p, fd, junk, 3);
+	send_to_b(&p, fd, junk, 15);
+	send_to_b(&p, fd, junk, 16);
+	send_to_b(&p, fd, junk, 5000);
+	send_to_b(&p, fd, junk, 65000);
+	n += 6;
+	drain(&p, n);
+	wqe_link_stats(p.b.link, &s);
+	CHECK_EQ(s.rx_short - s0.rx_short, 3);
+	CHECK_EQ(s.rx_truncated - s0.rx_truncated, 2);
+	CHECK_EQ(p.b.malformed, 1);
+
+	/* Garbage of every length up to past the largest frame. */
+	for (int i = 0; i < 300; i++) {
+		size_t jl = (size_t)test_rng_below(&rng, 4600);
+
+		test_rng_fill(&rng, junk, jl);
+		send_to_b(&p, fd, junk, jl);
+		n++;
+		if (i % 50 == 49)
+			drain(&p, n);
+	}
+	drain(&p, n);
+	wqe_link_stats(p.b.link, &s);
+	CHECK_EQ(s.rx_frames + (s.rx_short - s0.rx_short) + (s.rx_truncated - s0.rx_truncated),
+		 s.rx_datagrams - s0.rx_datagrams);
+	CHECK_EQ(s.rx_errors, 0);
+	/* nothing placed, nothing completed, the receive still waits */
+	CHECK_EQ(wqe_poll_cq(p.b.rcq, 1, &wc), 0);
+	CHECK_EQ(p.b.rx, 1);
+	for (size_t i = 0; i < sizeof(rbuf); i++)
+		if (rbuf[i] != CANARY) {
+			CHECK_EQ(i, sizeof(rbuf));
+			break;
+		}
+	/* and the next good datagram takes it */
+	len = ud_datagram(&p, &me, 0, ntohs(me.sin_port), payload, 17, d);
+	send_to_b(&p, fd, d, len);
+	drain(&p, ++n);
+	expect_good(&p, payload, 17, 2);
+	close(fd);
+	wqe_dereg_mr(mr);
+	upair_close(&p);
+}
+
+/* UD SEND of 64 bytes from @qp through an AH of GID index @sgid to @dgid;
+ * waits for its completion (UD: done once it left the port). */
+static void ud_send(struct wqe_pd *pd, struct wqe_qp *qp, struct wqe_cq *cq, struct wqe_mr *mr,
+		    uint8_t sgid, const char *dgid)
+{
+	struct wqe_ah_attr aa;
+	struct wqe_ah *ah;
+	struct wqe_send_wr wr, *bad;
+	struct wqe_sge sge = {(uint64_t)(uintptr_t)rbuf, 64, mr->lkey};
+	struct wqe_wc wc;
+	int got = 0;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.grh.sgid_index = sgid;
+	inet_pton(AF_INET6, dgid, aa.grh.dgid.raw);
+	ah = wqe_create_ah(pd, &aa);
+	CHECK(ah != NULL);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 9;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = WQE_WR_SEND;
+	wr.send_flags = WQE_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0x123;
+	wr.wr.ud.remote_qkey = QKEY;
+	CHECK_EQ(wqe_post_send(qp, &wr, &bad), 0);
+	for (int i = 0; i < 1000 && !got; i++)
+		got = wqe_poll_cq(cq, 1, &wc);
+	CHECK_EQ(got, 1);
+	CHECK_EQ(wc.status, WQE_WC_SUCCESS);
+	wqe_destroy_ah(ah);
+}
+
+/*
+ * On a link bound to an IPv4 address: a frame from an IPv6 GID has no
+ * destination; a frame the kernel refuses (an IPv4 frame to 0.0.0.153, what
+ * an IPv6 destination becomes from an IPv4 source GID) is a send error.
+ */
+static void test_send_refused(void)
+{
+	struct wqe_udp_cfg uc;
+	struct wqe_context_attr ca;
+	struct wqe_link *l;
+	struct wqe_context *ctx;
+	struct wqe_pd *pd;
+	struct wqe_cq *cq;
+	struct wqe_qp *qp;
+	struct wqe_mr *mr;
+	struct wqe_qp_init_attr ia;
+	struct wqe_link_stats s;
+	char a1[16];
+
+	udp_test_addr(1, a1);
+	memset(&uc, 0, sizeof(uc));
+	uc.local = a1;
+	l = wqe_link_udp_create(&uc);
+	memset(&ca, 0, sizeof(ca));
+	ca.format = test_format();
+	ca.mac[0] = 2;
+	ca.num_gids = 2;
+	ca.gid[0].raw[10] = ca.gid[0].raw[11] = 0xff;
+	inet_pton(AF_INET, a1, ca.gid[0].raw + 12);
+	inet_pton(AF_INET6, "fd00::1", ca.gid[1].raw);
+	ctx = wqe_open_context(&ca);
+	CHECK(l && ctx);
+	CHECK_EQ(wqe_context_attach_link(ctx, l), 0);
+	pd = wqe_alloc_pd(ctx);
+	cq = wqe_create_cq(ctx, 16);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = cq;
+	ia.qp_type = WQE_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	qp = wqe_create_qp(pd, &ia);
+	mr = wqe_reg_mr(pd, rbuf, 64, WQE_ACCESS_LOCAL_WRITE);
+	CHECK(pd && cq && qp && mr);
+	CHECK_EQ(test_qp_to_rts(qp, WQE_QPT_UD, 0, WQE_MTU_1024), 0);
+	ud_send(pd, qp, cq, mr, 1, "fd00::99");
+	CHECK_EQ(wqe_link_stats(l, &s), 0);
+	CHECK_EQ(s.frames, 1);
+	CHECK_EQ(s.no_destination, 1);
+	CHECK_EQ(s.delivered + s.tx_errors + s.queue_full, 0);
+	ud_send(pd, qp, cq, mr, 0, "fd00::99");
+	CHECK_EQ(wqe_link_stats(l, &s), 0);
+	CHECK_EQ(s.frames, 2);
+	CHECK_EQ(s.no_destination, 1);
+	CHECK_EQ(s.tx_errors, 1);
+	CHECK_EQ(s.delivered, 0);
+	wqe_dereg_mr(mr);
+	wqe_destroy_qp(qp);
+	wqe_destroy_cq(cq);
+	wqe_dealloc_pd(pd);
+	CHECK_EQ(wqe_context_attach_link(ctx, NULL), 0);
+	CHECK_EQ(wqe_close_context(ctx), 0);
+	CHECK_EQ(wqe_link_destroy(l), 0);
+}
+
+int main(void)
+{
+	test_create();
+	test_attach();
+	test_hostile();
+	test_send_refused();
+	return test_finish();
+}
