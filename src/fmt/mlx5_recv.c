@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The mlx5 receive WQE: a slot of 16-byte data segments (struct
- * mlx5_wqe_data_seg: byte_count, lkey, addr; big-endian), one per SGE,
- * ended by a segment whose lkey is MLX5_INVALID_LKEY when the slot has room
+ * mlx5_wqe_data_seg: byte_count, lkey, addr; big-endian), one per SGE of
+ * non-zero length (the provider skips empty ones), ended by a segment whose lkey is MLX5_INVALID_LKEY when the slot has room
  * for one (providers/mlx5/qp.c, mlx5_post_recv()). A slot is 16 bytes per
  * SGE rounded up to a power of two, and every slot of the ring is usable:
  * the hardware's doorbell record holds a free-running counter.
@@ -36,7 +36,7 @@ static void put_data_seg(uint8_t *s, uint32_t length, uint32_t lkey, uint64_t ad
 int mlx5_encode_recv(const struct wqe_recv_wr *wr, uint8_t *slot, uint32_t slot_bytes)
 {
 	uint64_t total;
-	uint32_t n, i;
+	uint32_t n, i, j;
 
 	if (fmt_recv_check(wr, &total))
 		return EINVAL;
@@ -45,11 +45,13 @@ int mlx5_encode_recv(const struct wqe_recv_wr *wr, uint8_t *slot, uint32_t slot_
 	    n > slot_bytes / MLX5_DATA_BYTES)
 		return EINVAL;
 	memset(slot, 0, slot_bytes);
-	for (i = 0; i < n; i++)
-		put_data_seg(slot + (size_t)i * MLX5_DATA_BYTES, wr->sg_list[i].length,
-			     wr->sg_list[i].lkey, wr->sg_list[i].addr);
-	if ((i + 1) * MLX5_DATA_BYTES <= slot_bytes)
-		put_data_seg(slot + (size_t)i * MLX5_DATA_BYTES, 0, MLX5_INVALID_LKEY, 0);
+	/* As the provider: an empty SGE gets no segment. */
+	for (i = 0, j = 0; i < n; i++)
+		if (wr->sg_list[i].length)
+			put_data_seg(slot + (size_t)j++ * MLX5_DATA_BYTES, wr->sg_list[i].length,
+				     wr->sg_list[i].lkey, wr->sg_list[i].addr);
+	if ((j + 1) * MLX5_DATA_BYTES <= slot_bytes)
+		put_data_seg(slot + (size_t)j * MLX5_DATA_BYTES, 0, MLX5_INVALID_LKEY, 0);
 	return 0;
 }
 
