@@ -23,10 +23,12 @@
  *      silently; the receive WQE in progress is kept for the next message.
  *
  * Where we differ from rxe, and why:
- *   - A receive buffer too small for a SEND completes with LOC_LEN_ERR (rxe:
- *     REM_INV_REQ_ERR; mlx5 and the verbs documentation say local length
- *     error). RC also NAKs invalid request and goes to ERR, as rxe does; UC
- *     and UD write the LOC_LEN_ERR CQE and stay up (rxe drops silently).
+ *   - A receive buffer too small for a SEND completes with LOC_LEN_ERR and
+ *     RC NAKs invalid request (the requester sees REM_INV_REQ_ERR) and goes
+ *     to ERR, as mlx5 and the verbs documentation have it. rxe finds the
+ *     overrun in copy_data() (-EINVAL), which send_data_in() takes for a
+ *     malformed WQE: LOC_QP_OP_ERR and NAK remote operational error. UC and
+ *     UD write the LOC_LEN_ERR CQE and stay up (rxe drops silently).
  *   - A bad lkey in a receive WQE completes with LOC_PROT_ERR (mlx5; rxe
  *     says LOC_QP_OP_ERR), as the requester does for a bad send lkey.
  *   - A receive WQE is decoded in its format before it is used, when it is
