@@ -78,11 +78,15 @@ struct wqe_fault_cfg {
 };
 
 /*
- * wqe_link_fault_create - wrap @inner (a loopback) in a fault injector.
- * Contexts attach to the returned link. A held frame (reorder, delay) is
- * released at the latest when a receiver finds nothing else waiting, so a
- * fault never stalls an exchange; the injector holds at most 64 frames. Returns NULL with errno EINVAL
- * (rates outside [0, 1], @inner not a loopback) or ENOMEM.
+ * wqe_link_fault_create - wrap @inner (a loopback or a UDP link) in a
+ * fault injector. Contexts attach to the returned link (as many as @inner
+ * takes: one for a UDP link); the faults apply to the frames they send,
+ * before @inner carries them. A held frame (reorder, delay) is released at
+ * the latest when a receiver finds nothing else waiting, so a fault never
+ * stalls an exchange; the injector holds at most 64 frames. @inner cannot
+ * be destroyed while the injector has contexts attached. Returns NULL with
+ * errno EINVAL (rates outside [0, 1], @inner neither a loopback nor a UDP
+ * link) or ENOMEM.
  */
 WQE_API struct wqe_link *wqe_link_fault_create(struct wqe_link *inner,
 					       const struct wqe_fault_cfg *cfg);
@@ -111,7 +115,11 @@ struct wqe_udp_cfg {
  * UDP source port 4791 (the per-QP source port, the entropy a NIC puts
  * there, is lost), and for IPv4 identification 0 with DF set (the socket
  * has IP_MTU_DISCOVER = IP_PMTUDISC_DO; Linux then sends identification 0
- * from an unconnected socket). A frame that is not IPv4/IPv6 UDP to port
+ * from an unconnected socket). A frame whose ICRC does not match its own
+ * headers and payload (damaged on the way, e.g. by a fault injector
+ * wrapping this link) keeps its error: the new ICRC is the one the
+ * undamaged frame would have had, so the receiver drops it as on any other
+ * link. A frame that is not IPv4/IPv6 UDP to port
  * 4791, or of the other address family than the socket's, is dropped and
  * counted in no_destination; a full socket buffer (EAGAIN, ENOBUFS) in
  * queue_full; any other send error (EMSGSIZE over the path MTU,

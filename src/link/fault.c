@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fault injector: a link that wraps a loopback and, from a seeded
- * generator, drops, duplicates, reorders, delays and corrupts the frames
- * sent through it. The same seed and the same sequence of frames give the
+ * The fault injector: a link that wraps a loopback or a UDP link and, from
+ * a seeded generator, drops, duplicates, reorders, delays and corrupts the
+ * frames sent through it (on a UDP link: before they reach the socket). The same seed and the same sequence of frames give the
  * same faults.
  */
 #include <errno.h>
@@ -139,7 +139,7 @@ struct wqe_link *wqe_link_fault_create(struct wqe_link *inner, const struct wqe_
 			     cfg ? cfg->reorder : 0, cfg ? cfg->delay : 0,
 			     cfg ? cfg->corrupt : 0};
 
-	if (!inner || !cfg || inner->kind != LINK_LOOPBACK) {
+	if (!inner || !cfg || (inner->kind != LINK_LOOPBACK && inner->kind != LINK_UDP)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -155,6 +155,7 @@ struct wqe_link *wqe_link_fault_create(struct wqe_link *inner, const struct wqe_
 	}
 	l->kind = LINK_FAULT;
 	l->inner = inner;
+	l->max_users = inner->max_users; /* a UDP link serves one context */
 	l->cfg = *cfg;
 	l->rng = cfg->seed;
 	l->xmit = fault_xmit;

@@ -20,10 +20,11 @@ struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6])
 				return NULL;
 		}
 		if (l->kind == LINK_FAULT) {
+			/* counted as a user of the inner link, which therefore
+			 * cannot be destroyed under the fault link */
 			p->inner = link_port_attach(l->inner, mac);
 			if (!p->inner)
 				return NULL;
-			l->inner->users++;
 		}
 		p->link = l;
 		p->used = true;
@@ -44,10 +45,8 @@ void link_port_detach(struct link_port *p)
 		free(p->q);
 	}
 	pool_put(&l->pool, p->spare);
-	if (p->inner) {
+	if (p->inner)
 		link_port_detach(p->inner);
-		l->inner->users--;
-	}
 	memset(p, 0, sizeof(*p));
 	l->users--;
 }

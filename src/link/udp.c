@@ -61,6 +61,8 @@ struct udp_dest {
 	uint8_t ttl;		/* TTL or hop limit */
 	const uint8_t *payload; /* BTH through ICRC */
 	size_t len;
+	const uint8_t *l3;	/* the frame's IP header, */
+	size_t l3_len;		/* and its bytes up to the ICRC */
 };
 
 static int link_ipver(const struct link_udp *u)
@@ -134,6 +136,8 @@ static int tx_parse(const uint8_t *f, size_t len, struct udp_dest *d)
 		return -1;
 	d->payload = udp + WQE_UDP_LEN;
 	d->len = udp_len - WQE_UDP_LEN;
+	d->l3 = f + off;
+	d->l3_len = (size_t)(d->payload + d->len - WQE_ICRC_LEN - d->l3);
 	return 0;
 }
 
@@ -210,7 +214,14 @@ static void udp_xmit(void *port, const uint8_t *frame, size_t len)
 		l->stats.no_destination++;
 		return;
 	}
-	put_le32(icrc, wire_icrc(u, &d));
+	/* The ICRC over the kernel's headers, carrying over any error the
+	 * frame had: a frame damaged since the NIC built it (a fault link)
+	 * must fail the receiver's check as it would on any other link. By
+	 * the CRC's linearity, for frames of one length, wire ^ nic ^ given
+	 * is the ICRC the undamaged frame would have with the kernel's
+	 * headers. */
+	put_le32(icrc, wire_icrc(u, &d) ^ wqe_icrc(d.l3, d.l3_len, d.ipver) ^
+			       get_le32(d.payload + d.len - WQE_ICRC_LEN));
 	memset(&to, 0, sizeof(to));
 	memset(&m, 0, sizeof(m));
 	if (d.ipver == 4) {

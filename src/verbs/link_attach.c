@@ -10,13 +10,29 @@
 #include "wqe/link.h"
 #include "wqe/wire.h"
 
+/* Whether attaching @ctx to @l would take more contexts than @l, or a
+ * link it wraps, serves (a UDP link serves one); the ports @ctx holds now,
+ * given back by the attach, do not count. */
+static bool link_full(const struct wqe_context *ctx, const struct wqe_link *l)
+{
+	for (; l; l = l->kind == LINK_FAULT ? l->inner : NULL) {
+		uint32_t mine = 0;
+
+		for (const struct link_port *p = ctx->port; p; p = p->inner)
+			mine += p->link == l;
+		if (l->max_users && l->users - mine >= l->max_users)
+			return true;
+	}
+	return false;
+}
+
 int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 {
 	struct link_port *p = NULL;
 
 	if (!ctx)
 		return EINVAL;
-	if (l && l->max_users && l->users >= l->max_users && ctx->link != l)
+	if (l && link_full(ctx, l))
 		return EBUSY;
 	if (l) {
 		p = link_port_attach(l, ctx->attr.mac);
