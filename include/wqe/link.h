@@ -234,6 +234,46 @@ WQE_API int wqe_context_set_clock(struct wqe_context *ctx, uint64_t (*now)(void 
  */
 WQE_API int wqe_context_next_deadline(struct wqe_context *ctx, uint64_t *ns);
 
+/* Why a context's port dropped a frame that reached it, before any QP saw
+ * it (IBTA 9.6 receive checks, rxe_recv.c). */
+enum wqe_rx_drop {
+	WQE_RX_DROP_NOT_ROCE = 0, /* not a RoCEv2 frame (not UDP to 4791, ...) */
+	WQE_RX_DROP_MALFORMED,    /* RoCEv2 but malformed (lengths, opcode, pad) */
+	WQE_RX_DROP_BAD_ICRC,
+	WQE_RX_DROP_BAD_CSUM,     /* IPv4 header or UDP checksum wrong */
+	WQE_RX_DROP_BAD_TVER,     /* BTH transport version not 0 */
+	WQE_RX_DROP_NOT_FOR_US,   /* destination GID not this port's */
+	WQE_RX_DROP_UNKNOWN_QP,   /* no such QP (or QPN 0/1) */
+	WQE_RX_DROP_QP_STATE,     /* QP not in RTR, RTS, SQD or SQE */
+	WQE_RX_DROP_TRANSPORT,    /* opcode of another transport than the QP's */
+	WQE_RX_DROP_PKEY,         /* P_Key not the QP's */
+	WQE_RX_DROP_QKEY,         /* UD Q_Key not the QP's */
+	WQE_RX_DROP_SRC,          /* RC/UC: source address not the QP's peer */
+	WQE_RX_DROP_COUNT
+};
+
+/* The reason's name ("bad ICRC", ...); "unknown" for a value out of range. */
+WQE_API const char *wqe_rx_drop_str(enum wqe_rx_drop d);
+
+/* What a context's port did: frames sent, frames that reached it and
+ * what became of them. */
+struct wqe_port_stats {
+	uint64_t tx_frames;      /* frames the NIC sent (requests and responses) */
+	uint64_t rx_frames;      /* frames that reached the port (from the link
+				  * or wqe_context_receive()) */
+	uint64_t rx_accepted;    /* of them, past the receive checks, to a QP */
+	uint64_t rx_drops[WQE_RX_DROP_COUNT]; /* the others, by reason */
+	uint64_t progress_calls; /* wqe_progress() and the polls that ran it */
+};
+
+/*
+ * wqe_context_port_stats - copy @ctx's port counters into *@s. They count
+ * from the context's creation; rx_frames = rx_accepted + the sum of
+ * rx_drops. Returns 0, or EINVAL for NULL arguments. Threading: as any call
+ * on @ctx.
+ */
+WQE_API int wqe_context_port_stats(struct wqe_context *ctx, struct wqe_port_stats *s);
+
 /*
  * wqe_context_set_pcap - record every frame @ctx sends or receives in the
  * pcap file @path (created or truncated; flushed after every frame, so an

@@ -352,6 +352,7 @@ static void nic_tx_observe(struct nic *n, const uint8_t *frame, size_t len)
 
 void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
 {
+	n->tx_frames++;
 	nic_tx_observe(n, frame, len);
 	if (n->tx.xmit)
 		n->tx.xmit(n->tx.arg, frame, len);
@@ -370,6 +371,7 @@ void nic_xmit_buf(struct nic *n, uint8_t *buf, size_t len)
 		nic_xmit(n, buf, len);
 		return;
 	}
+	n->tx_frames++;
 	nic_tx_observe(n, buf, len);
 	n->tx.xmit_buf(n->tx.arg, buf, len);
 }

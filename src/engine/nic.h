@@ -225,6 +225,8 @@ struct nic {
 				    * (or received frame): captured frames'
 				    * timestamps and the base of timers armed */
 	uint64_t rx_frames;
+	uint64_t rx_accepted;      /* past the receive filters */
+	uint64_t tx_frames;
 	wqe_trace_fn trace;
 	void *trace_arg;
 	/* what the frames sent now belong to, for TX events */

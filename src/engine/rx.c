@@ -100,6 +100,7 @@ void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 		n->rx_drops[drop]++;
 		return;
 	}
+	n->rx_accepted++;
 	if (is_response(p.bth.opcode)) {
 		q->eng->req.msg.rx_responses++;
 		comp_rx(n, q, &p);

@@ -52,6 +52,44 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	return 0;
 }
 
+/* The public reasons are the engine's, in the same order. */
+_Static_assert((int)WQE_RX_DROP_NOT_ROCE == (int)RX_DROP_NOT_ROCE &&
+		       (int)WQE_RX_DROP_MALFORMED == (int)RX_DROP_MALFORMED &&
+		       (int)WQE_RX_DROP_BAD_ICRC == (int)RX_DROP_BAD_ICRC &&
+		       (int)WQE_RX_DROP_BAD_CSUM == (int)RX_DROP_BAD_CSUM &&
+		       (int)WQE_RX_DROP_BAD_TVER == (int)RX_DROP_BAD_TVER &&
+		       (int)WQE_RX_DROP_NOT_FOR_US == (int)RX_DROP_NOT_FOR_US &&
+		       (int)WQE_RX_DROP_UNKNOWN_QP == (int)RX_DROP_UNKNOWN_QP &&
+		       (int)WQE_RX_DROP_QP_STATE == (int)RX_DROP_QP_STATE &&
+		       (int)WQE_RX_DROP_TRANSPORT == (int)RX_DROP_TRANSPORT &&
+		       (int)WQE_RX_DROP_PKEY == (int)RX_DROP_PKEY &&
+		       (int)WQE_RX_DROP_QKEY == (int)RX_DROP_QKEY &&
+		       (int)WQE_RX_DROP_SRC == (int)RX_DROP_SRC &&
+		       (int)WQE_RX_DROP_COUNT == (int)RX_DROP_COUNT,
+	       "enum wqe_rx_drop follows enum rx_drop");
+
+const char *wqe_rx_drop_str(enum wqe_rx_drop d)
+{
+	return rx_drop_str((enum rx_drop)d);
+}
+
+int wqe_context_port_stats(struct wqe_context *ctx, struct wqe_port_stats *s)
+{
+	const struct nic *n;
+
+	if (!ctx || !s)
+		return EINVAL;
+	n = ctx->nic;
+	memset(s, 0, sizeof(*s));
+	s->tx_frames = n->tx_frames;
+	s->rx_frames = n->rx_frames;
+	s->rx_accepted = n->rx_accepted;
+	for (unsigned i = 0; i < WQE_RX_DROP_COUNT; i++)
+		s->rx_drops[i] = n->rx_drops[i];
+	s->progress_calls = n->progress_calls;
+	return 0;
+}
+
 int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t len)
 {
 	if (!ctx || !frame || len > 65535)

@@ -174,6 +174,7 @@ static void filtered(const char *label, enum wqe_qp_type type, int how, enum rx_
 {
 	struct rig g;
 	struct wqe_pkt p;
+	struct wqe_port_stats ps0, ps;
 	uint64_t before;
 	uint8_t op = type == WQE_QPT_UD ? WQE_WIRE_UD_SEND_ONLY : WQE_WIRE_RC_RDMA_WRITE_ONLY;
 
@@ -204,8 +205,16 @@ static void filtered(const char *label, enum wqe_qp_type type, int how, enum rx_
 	default:
 		break;
 	}
+	wqe_context_port_stats(g.t.ctx, &ps0);
 	rt_feed(&g.t, &p, payload, 64);
 	CHECK_EQ(g.t.ctx->nic->rx_drops[why], before + 1);
+	/* The same through the public counters: one more frame, dropped for
+	 * @why, nothing accepted. */
+	CHECK_EQ(wqe_context_port_stats(g.t.ctx, &ps), 0);
+	CHECK_EQ(ps.rx_frames, ps0.rx_frames + 1);
+	CHECK_EQ(ps.rx_drops[why], ps0.rx_drops[why] + 1);
+	CHECK_EQ(ps.rx_accepted, ps0.rx_accepted);
+	CHECK(strcmp(wqe_rx_drop_str((enum wqe_rx_drop)why), rx_drop_str(why)) == 0);
 	expect_silence(&g, label);
 	rig_close(&g);
 }

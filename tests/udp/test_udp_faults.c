@@ -141,6 +141,32 @@ int main(void)
 	 * kernel refuse the send: ua/ub tx_errors are not checked.) */
 	CHECK(p.a.bad_icrc + p.b.bad_icrc + p.a.malformed + p.b.malformed > 0);
 	CHECK(ua.delivered > 0 && ub.delivered > 0);
+	/* The ports' own counters agree with what the trace saw. */
+	{
+		struct wqe_port_stats pa, pb;
+		uint64_t da = 0, db = 0;
+
+		CHECK_EQ(wqe_context_port_stats(p.a.ctx, &pa), 0);
+		CHECK_EQ(wqe_context_port_stats(p.b.ctx, &pb), 0);
+		CHECK_EQ(wqe_context_port_stats(NULL, &pa), EINVAL);
+		CHECK_EQ(wqe_context_port_stats(p.a.ctx, NULL), EINVAL);
+		CHECK_EQ(pa.rx_drops[WQE_RX_DROP_BAD_ICRC], p.a.bad_icrc);
+		CHECK_EQ(pb.rx_drops[WQE_RX_DROP_BAD_ICRC], p.b.bad_icrc);
+		CHECK_EQ(pa.rx_drops[WQE_RX_DROP_MALFORMED], p.a.malformed);
+		CHECK_EQ(pb.rx_drops[WQE_RX_DROP_MALFORMED], p.b.malformed);
+		for (int i = 0; i < WQE_RX_DROP_COUNT; i++) {
+			da += pa.rx_drops[i];
+			db += pb.rx_drops[i];
+		}
+		CHECK_EQ(da, p.a.drops);
+		CHECK_EQ(db, p.b.drops);
+		CHECK_EQ(pa.rx_frames, pa.rx_accepted + da);
+		CHECK_EQ(pb.rx_frames, pb.rx_accepted + db);
+		CHECK(pa.tx_frames >= sa.frames && pb.tx_frames >= sb.frames);
+		CHECK(pa.progress_calls > 0);
+		CHECK(strcmp(wqe_rx_drop_str(WQE_RX_DROP_BAD_ICRC), "bad ICRC") == 0);
+		CHECK(strcmp(wqe_rx_drop_str(WQE_RX_DROP_COUNT), "unknown") == 0);
+	}
 	CHECK_EQ(wqe_context_attach_link(p.a.ctx, p.a.link), 0); /* back on the UDP link */
 	CHECK_EQ(wqe_context_attach_link(p.b.ctx, p.b.link), 0);
 	CHECK_EQ(wqe_link_destroy(fa), 0);

@@ -39,7 +39,6 @@ struct peer_cfg {
 	unsigned int set;
 };
 
-#define PEER_DROP_KINDS 16
 
 struct peer {
 	struct peer_cfg c;
@@ -58,8 +57,6 @@ struct peer {
 	uint64_t t0, t1;
 	struct cli_oob oob;
 	uint64_t messages, bad_data, recv_posted;
-	const char *drop_reason[PEER_DROP_KINDS];
-	uint64_t drop_count[PEER_DROP_KINDS];
 };
 
 static int fail(const struct peer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -257,22 +254,6 @@ static int check_msg(struct peer *p, const uint8_t *b, uint64_t msg, const char 
 
 /* ---- the endpoint ------------------------------------------------------- */
 
-static void on_trace(void *arg, const struct wqe_trace_event *ev)
-{
-	struct peer *p = arg;
-
-	if (ev->kind != WQE_TRACE_DROP || !ev->reason)
-		return;
-	for (int i = 0; i < PEER_DROP_KINDS; i++) {
-		if (!p->drop_reason[i])
-			p->drop_reason[i] = ev->reason;
-		if (strcmp(p->drop_reason[i], ev->reason) == 0) {
-			p->drop_count[i]++;
-			return;
-		}
-	}
-}
-
 /* Buffer geometry: message slots that fit PEER_BUF_BYTES, at most count. */
 static void plan(struct peer *p)
 {
@@ -315,7 +296,6 @@ static int open_context(struct peer *p)
 		rc = wqe_context_set_pcap(p->ctx, p->c.pcap);
 	if (rc)
 		return fail(p, "%s: %s", p->c.pcap ? p->c.pcap : "attach", strerror(rc));
-	wqe_context_set_trace(p->ctx, on_trace, p);
 	return 0;
 }
 
@@ -758,6 +738,8 @@ static void summary(const struct peer *p, int rc)
 {
 	struct wqe_qp_stats q;
 	struct wqe_link_stats l;
+	struct wqe_port_stats ps;
+	int ndrops = 0;
 	double secs = p->t1 > p->t0 ? (double)(p->t1 - p->t0) * 1e-9 : 0;
 	double bytes = (double)p->messages * p->c.size;
 
@@ -786,10 +768,15 @@ static void summary(const struct peer *p, int rc)
 	       l.delivered, l.rx_datagrams, l.queue_full, l.tx_errors, l.no_destination,
 	       l.rx_truncated, l.rx_short, l.rx_kernel_drops);
 	printf("  nic drops:");
-	if (!p->drop_reason[0])
+	memset(&ps, 0, sizeof(ps));
+	if (p->ctx)
+		wqe_context_port_stats(p->ctx, &ps);
+	for (int i = 0; i < WQE_RX_DROP_COUNT; i++)
+		if (ps.rx_drops[i])
+			printf("%s %" PRIu64 " %s", ndrops++ ? "," : "", ps.rx_drops[i],
+			       wqe_rx_drop_str((enum wqe_rx_drop)i));
+	if (!ndrops)
 		printf(" none");
-	for (int i = 0; i < PEER_DROP_KINDS && p->drop_reason[i]; i++)
-		printf("%s %" PRIu64 " %s", i ? "," : "", p->drop_count[i], p->drop_reason[i]);
 	printf("\n  data: %s\n", p->bad_data ? "MISMATCH" : rc ? "not all checked" : "checked, ok");
 }
 
