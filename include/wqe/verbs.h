@@ -19,7 +19,9 @@
  * independent and may be used from different threads. Inside a context the
  * send-queue ring, its doorbell record and its consumer counter are shared
  * between the posting side and the engine with release/acquire ordering, as
- * they are between a driver and a NIC.
+ * they are between a driver and a NIC. The one exception:
+ * wqe_get_cq_event() and wqe_ack_cq_events() may run in other threads
+ * while the context is in use (see "Completion events" below).
  */
 #ifndef WQE_VERBS_H
 #define WQE_VERBS_H
@@ -79,9 +81,10 @@ struct wqe_context_attr {
 WQE_API struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr);
 
 /*
- * wqe_close_context - free a context. Every PD, MR, CQ, QP and AH made from
- * it must have been destroyed first: returns EBUSY otherwise and changes
- * nothing. Returns 0 on success, EINVAL for NULL.
+ * wqe_close_context - free a context. Every PD, MR, CQ, QP, AH and
+ * completion channel made from it must have been destroyed first: returns
+ * EBUSY otherwise and changes nothing. Returns 0 on success, EINVAL for
+ * NULL.
  */
 WQE_API int wqe_close_context(struct wqe_context *ctx);
 
@@ -131,10 +134,153 @@ WQE_API int wqe_dereg_mr(struct wqe_mr *mr);
  * wqe_poll_cq() returns -EOVERFLOW after the entries already queued have
  * been read (the twin of IBV_EVENT_CQ_ERR). Returns NULL with errno EINVAL
  * or ENOMEM on failure.
+ *
+ * wqe_create_cq(ctx, cqe) is ibv_create_cq(ctx, cqe, NULL, NULL, 0): no
+ * completion channel, no cq_context. For those, use wqe_create_cq_ex().
  */
 WQE_API struct wqe_cq *wqe_create_cq(struct wqe_context *ctx, int cqe);
-/* Frees @cq; EBUSY (nothing freed) while a QP uses it. */
+
+/*
+ * Completion events: the twins of ibv_create_comp_channel(),
+ * ibv_req_notify_cq(), ibv_get_cq_event() and ibv_ack_cq_events().
+ *
+ * A CQ created on a completion channel (wqe_create_cq_ex()) and armed with
+ * wqe_req_notify_cq() puts exactly one event on the channel when the first
+ * completion added after the arm matches it: any completion when armed for
+ * "next", a solicited one when armed for "solicited" (a receive completion
+ * of a message whose last packet had the BTH SE bit set, i.e. a SEND or
+ * WRITE_WITH_IMM posted with WQE_SEND_SOLICITED, or any completion whose
+ * status is not WQE_WC_SUCCESS, flushes included). The CQ is then
+ * disarmed until the next wqe_req_notify_cq(). Completions already in the CQ when it is armed
+ * do not fire it: the usual loop arms, then polls the CQ empty, then waits.
+ * A completion lost to an overrun fires nothing. wqe_get_cq_event() takes
+ * events oldest first; each must be acknowledged (wqe_ack_cq_events())
+ * before its CQ can be destroyed.
+ *
+ * The NIC only runs when the application lets it: an event can only
+ * appear during a call that runs the NIC of the CQ's context
+ * (wqe_progress(), wqe_poll_cq() on any of its CQs, wqe_context_receive()).
+ * Frames a peer sends (over a loopback or a UDP link) wait until one of
+ * those calls takes them. So a wqe_get_cq_event() that blocks with no
+ * event pending waits forever unless another thread drives the context.
+ * Two ways to use events:
+ *  - one thread: poll() the channel's fd together with what brings work
+ *    (the UDP link's wqe_link_udp_fd(), with a timeout at
+ *    wqe_context_next_deadline()); call wqe_progress() when the link's fd
+ *    is readable or the deadline has come; once the channel's fd is
+ *    readable, wqe_get_cq_event() returns at once;
+ *  - two threads: one drives the context (wqe_progress() or
+ *    wqe_poll_cq()), the other blocks in wqe_get_cq_event(). Only
+ *    wqe_get_cq_event() and wqe_ack_cq_events() may overlap the driving
+ *    thread's calls; the waiting thread's wqe_req_notify_cq() and
+ *    wqe_poll_cq() must be serialised with them (a mutex both take).
+ */
+
+/*
+ * A completion channel (the twin of struct ibv_comp_channel). Read-only
+ * to the user.
+ * @fd:     readable exactly while an event is pending (an eventfd whose
+ *          counter is the number of events pending). poll()/epoll it, or
+ *          make it non-blocking with fcntl(fd, F_SETFL, O_NONBLOCK) so that
+ *          wqe_get_cq_event() returns -1 with EAGAIN instead of waiting;
+ *          never read or close it.
+ * @refcnt: CQs created on the channel.
+ */
+struct wqe_comp_channel {
+	struct wqe_context *context;
+	int fd;
+	int refcnt;
+};
+
+/*
+ * wqe_create_comp_channel - a completion channel for CQs of @ctx.
+ * Returns it, or NULL with errno EINVAL (NULL @ctx), ENOMEM, or what
+ * eventfd() failed with (EMFILE, ENFILE). The descriptor is close-on-exec.
+ */
+WQE_API struct wqe_comp_channel *wqe_create_comp_channel(struct wqe_context *ctx);
+
+/*
+ * wqe_destroy_comp_channel - close the channel's fd and free it. Returns
+ * 0, EINVAL for NULL, or EBUSY (nothing freed) while a CQ was created on
+ * it and not yet destroyed. No thread may be in wqe_get_cq_event() on it.
+ */
+WQE_API int wqe_destroy_comp_channel(struct wqe_comp_channel *channel);
+
+/*
+ * Attributes of wqe_create_cq_ex(): the first fields of struct
+ * ibv_cq_init_attr_ex, so that ibv_create_cq(ctx, cqe, cq_context,
+ * channel, comp_vector) ports as
+ *   wqe_create_cq_ex(ctx, &(struct wqe_cq_init_attr_ex){.cqe = cqe,
+ *       .cq_context = cq_context, .channel = channel,
+ *       .comp_vector = comp_vector});
+ * @cqe:         entries, 1 to 65536 (as wqe_create_cq())
+ * @cq_context:  returned with each of the CQ's events by wqe_get_cq_event()
+ * @channel:     where the CQ's events go; NULL for none (arming such a CQ
+ *               is accepted and its events go nowhere, as in libibverbs)
+ * @comp_vector: must be 0: a context has one completion vector
+ * @comp_mask:   must be 0: no optional fields yet
+ */
+struct wqe_cq_init_attr_ex {
+	uint32_t cqe;
+	void *cq_context;
+	struct wqe_comp_channel *channel;
+	uint32_t comp_vector;
+	uint32_t comp_mask;
+};
+
+/*
+ * wqe_create_cq_ex - create a CQ, optionally on a completion channel.
+ * Unlike ibv_create_cq_ex(), it returns a plain struct wqe_cq (polled with
+ * wqe_poll_cq(); there is no extended polling API). Returns NULL with
+ * errno EINVAL (NULL @ctx or @attr, @cqe out of range, a channel of
+ * another context, comp_vector or comp_mask not 0) or ENOMEM.
+ */
+WQE_API struct wqe_cq *wqe_create_cq_ex(struct wqe_context *ctx,
+					const struct wqe_cq_init_attr_ex *attr);
+
+/*
+ * Frees @cq. EBUSY (nothing freed) while a QP uses it, or while an event
+ * of it that wqe_get_cq_event() returned is not yet acknowledged
+ * (ibv_destroy_cq() waits for the acknowledgement instead: here the
+ * thread that would wait may be the only one that can give it). Its
+ * events not yet taken from its channel are dropped. EINVAL for NULL.
+ */
 WQE_API int wqe_destroy_cq(struct wqe_cq *cq);
+
+/*
+ * wqe_req_notify_cq - arm @cq for one completion event: for the next
+ * completion added to it (@solicited_only 0), or for the next solicited
+ * one (non-zero), as described under "Completion events" above. Arming for
+ * "next" a CQ armed for "solicited" makes it wait for the next completion;
+ * arming for "solicited" a CQ armed for "next" leaves it armed for "next"
+ * (IBTA C11-31, C11-32). Arming an armed CQ again is no second event.
+ * Returns 0, EINVAL for NULL, or ENOMEM (no memory to hold the event the
+ * arm may produce; the CQ is left as it was).
+ */
+WQE_API int wqe_req_notify_cq(struct wqe_cq *cq, int solicited_only);
+
+/*
+ * wqe_get_cq_event - take the oldest event of @channel, waiting for one
+ * unless the channel's fd was made non-blocking; *@cq gets its CQ and
+ * *@cq_context that CQ's cq_context. Returns 0, or -1 with errno EINVAL
+ * (NULL argument), EAGAIN (non-blocking and no event pending), EINTR (a
+ * signal interrupted the wait) or another error of read() on the fd.
+ * Blocking waits forever if nothing drives the NIC meanwhile (see
+ * "Completion events" above).
+ * Threading: may run in any thread, several at once (each event goes to
+ * one of them), while other threads use the context, but not while the
+ * channel or one of its CQs is being destroyed.
+ */
+WQE_API int wqe_get_cq_event(struct wqe_comp_channel *channel, struct wqe_cq **cq,
+			     void **cq_context);
+
+/*
+ * wqe_ack_cq_events - acknowledge @nevents events of @cq returned by
+ * wqe_get_cq_event(); several may be acknowledged at once. Acknowledging
+ * more than were returned and not yet acknowledged is a program error: the
+ * excess is ignored. Threading: as wqe_get_cq_event().
+ */
+WQE_API void wqe_ack_cq_events(struct wqe_cq *cq, unsigned int nevents);
 
 /* One work completion (the twin of struct ibv_wc). */
 struct wqe_wc {

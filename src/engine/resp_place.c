@@ -228,7 +228,10 @@ enum resp_place_err resp_rq_place(struct resp_ctx *c)
  * The receive CQE of a message (IBTA ch. 11 work completions, ibv_wc): RECV, or
  * RECV_RDMA_WITH_IMM for a WRITE with immediate, whose byte_len is the
  * WRITE's length (rxe do_complete: qp->resp.length); the immediate or the
- * invalidated rkey with their flag; for UD the source QP and GRH.
+ * invalidated rkey with their flag; for UD the source QP and GRH. A
+ * message completes on its last packet (LAST or ONLY), which is @p: its
+ * BTH SE bit makes the completion solicited (IBTA 9.2 BTH, 11.4.2.2), what
+ * a CQ armed for solicited completions waits for.
  */
 static void fill_success(const struct resp_ctx *c, struct cqe *e)
 {
@@ -237,6 +240,7 @@ static void fill_success(const struct resp_ctx *c, struct cqe *e)
 
 	e->opcode = (uint8_t)(write_imm ? WQE_WC_RECV_RDMA_WITH_IMM : WQE_WC_RECV);
 	e->byte_len = write_imm ? c->r->wr.len : (uint32_t)c->r->wqe.placed;
+	e->solicited = p->bth.se;
 	if (c->oi.hdrs & WQE_HDR_IMMDT) {
 		e->flags |= WQE_WC_WITH_IMM;
 		e->imm = p->immdt.imm;

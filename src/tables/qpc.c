@@ -36,6 +36,21 @@ void cqc_fini(struct cqc *c)
 	c->ring = NULL;
 }
 
+/*
+ * Rule (IBTA vol. 1 11.4.2.2, ibv_req_notify_cq(3)): armed for the next
+ * completion, any completion added fires the event; armed for a solicited
+ * one, a completion fires it if it is "solicited": a receive completion
+ * of a message whose last packet had SE set, or any completion whose
+ * status is not success (flushes included). One event per arm.
+ */
+static bool arm_matches(uint8_t arm, const struct cqe *e)
+{
+	if (arm == CQ_ARM_NEXT)
+		return true;
+	return arm == CQ_ARM_SOLICITED &&
+	       (e->status != WQE_WC_SUCCESS || (e->is_recv && e->solicited));
+}
+
 bool cqc_push(struct cqc *c, const struct cqe *e)
 {
 	uint32_t ci = atomic_load_explicit(&c->ci, memory_order_acquire);
@@ -49,7 +64,18 @@ bool cqc_push(struct cqc *c, const struct cqe *e)
 	c->pi++;
 	/* Release: the entry is written before software can see it. */
 	atomic_store_explicit(&c->pi_pub, c->pi, memory_order_release);
+	if (c->arm != CQ_ARM_NONE && arm_matches(c->arm, e)) {
+		c->arm = CQ_ARM_NONE;
+		if (c->event)
+			c->event(c);
+	}
 	return true;
+}
+
+void cqc_arm(struct cqc *c, enum cq_arm a)
+{
+	if (a > c->arm)
+		c->arm = (uint8_t)a;
 }
 
 int qp_table_init(struct qp_table *t, uint32_t base)

@@ -42,6 +42,20 @@ struct cqe {
 	uint8_t opcode;       /* enum wqe_wc_opcode (RECV values fit: 128, 129) */
 	uint8_t flags;        /* enum wqe_wc_flags */
 	uint8_t sl;
+	uint8_t solicited;    /* receive: the message's last packet had SE set.
+			       * Only a solicited-only arm reads it: ibv_wc has
+			       * no flag for it, so the user never sees it. */
+};
+
+/*
+ * What a CQ is armed for (wqe_req_notify_cq()): the next completion, or
+ * the next solicited one. The values are ordered: arming never lowers
+ * NEXT to SOLICITED (cqc_arm()).
+ */
+enum cq_arm {
+	CQ_ARM_NONE = 0,
+	CQ_ARM_SOLICITED = 1,
+	CQ_ARM_NEXT = 2,
 };
 
 struct cqc {
@@ -52,13 +66,25 @@ struct cqc {
 	_Atomic uint32_t pi_pub;  /* published producer (release) */
 	_Atomic uint32_t ci;      /* consumer counter, written by software */
 	bool overrun;
+	uint8_t arm;              /* enum cq_arm: set by software, cleared by
+				   * the engine when the event fires */
 	uint64_t lost;            /* completions dropped by the overrun */
+	/* The completion event handler (the verbs layer's channel), called
+	 * once per event with the CQ disarmed; NULL: events go nowhere. */
+	void (*event)(struct cqc *c);
 };
 
 int cqc_init(struct cqc *c, uint32_t depth);
 void cqc_fini(struct cqc *c);
-/* Engine side: add one completion; false (and overrun set) if the CQ is full. */
+/*
+ * Engine side: add one completion; false (and overrun set) if the CQ is
+ * full. A completion added to an armed CQ that matches the arm disarms it
+ * and calls @event, after the entry is published; a lost one does not.
+ */
 bool cqc_push(struct cqc *c, const struct cqe *e);
+/* Software side: arm @c for @a (SOLICITED or NEXT). An arm for NEXT stays
+ * NEXT when SOLICITED is asked for (IBTA C11-31, C11-32). */
+void cqc_arm(struct cqc *c, enum cq_arm a);
 
 /*
  * What every packet of the QP reads, sent or received, comes first: the

@@ -58,23 +58,37 @@ int wqe_dereg_mr(struct wqe_mr *mr)
 	return 0;
 }
 
-struct wqe_cq *wqe_create_cq(struct wqe_context *ctx, int cqe)
+struct wqe_cq *wqe_create_cq_ex(struct wqe_context *ctx, const struct wqe_cq_init_attr_ex *attr)
 {
 	struct wqe_cq *cq;
 
-	if (!ctx || cqe < 1 || cqe > 65536) {
+	if (!ctx || !attr || attr->cqe < 1 || attr->cqe > 65536 || attr->comp_vector ||
+	    attr->comp_mask || (attr->channel && attr->channel->context != ctx)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	cq = calloc(1, sizeof(*cq));
-	if (!cq || cqc_init(&cq->cqc, (uint32_t)cqe)) {
+	if (!cq || cqc_init(&cq->cqc, attr->cqe)) {
 		free(cq);
 		errno = ENOMEM;
 		return NULL;
 	}
 	cq->context = ctx;
+	cq->cq_context = attr->cq_context;
+	if (attr->channel) {
+		cq->channel = channel_of(attr->channel);
+		cq->cqc.event = verbs_cq_event;
+		attr->channel->refcnt++;
+	}
 	ctx->ncq++;
 	return cq;
+}
+
+struct wqe_cq *wqe_create_cq(struct wqe_context *ctx, int cqe)
+{
+	struct wqe_cq_init_attr_ex attr = {.cqe = cqe > 0 ? (uint32_t)cqe : 0};
+
+	return wqe_create_cq_ex(ctx, &attr);
 }
 
 int wqe_destroy_cq(struct wqe_cq *cq)
@@ -82,6 +96,8 @@ int wqe_destroy_cq(struct wqe_cq *cq)
 	if (!cq)
 		return EINVAL;
 	if (cq->refs)
+		return EBUSY;
+	if (verbs_cq_detach(cq))
 		return EBUSY;
 	cq->context->ncq--;
 	cqc_fini(&cq->cqc);

@@ -6,6 +6,7 @@
 #ifndef WQE_VERBS_INT_H
 #define WQE_VERBS_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +26,7 @@ struct wqe_context {
 	struct wqe_link *link;
 	struct link_port *port;
 	uint32_t next_pd;
-	uint32_t npd, nmr, ncq, nqp, nah;
+	uint32_t npd, nmr, ncq, nqp, nah, nchannel;
 };
 
 struct wqe_pd {
@@ -34,12 +35,51 @@ struct wqe_pd {
 	uint32_t refs; /* MRs, QPs and AHs using it */
 };
 
+struct comp_channel;
+
 struct wqe_cq {
 	struct wqe_context *context;
 	struct cqc cqc;
 	uint32_t ci;   /* software consumer counter */
 	uint32_t refs; /* QPs using it */
+	struct comp_channel *channel; /* NULL: created without one */
+	void *cq_context;
+	/* Events wqe_get_cq_event() returned and wqe_ack_cq_events()
+	 * acknowledged (under the channel's lock). */
+	uint32_t events_got;
+	uint32_t events_acked;
 };
+
+/*
+ * A completion channel (event.c): the user's handle, and the events not
+ * yet taken, oldest first, in a ring of CQ pointers. The eventfd's
+ * counter is the number of them. The ring always has room for one event
+ * per CQ armed on the channel besides the events in it (wqe_req_notify_cq()
+ * makes the room), so that the engine never allocates to deliver one.
+ * @lock guards the ring and the CQs' event counters: wqe_get_cq_event()
+ * may run in another thread than the one driving the context.
+ */
+struct comp_channel {
+	struct wqe_comp_channel pub; /* first: the user's handle */
+	pthread_mutex_t lock;
+	struct wqe_cq **ev;          /* ev_cap slots, a power of two (or 0) */
+	uint32_t ev_cap;
+	uint32_t ev_head;            /* oldest event */
+	uint32_t ev_count;
+	uint32_t narmed;             /* CQs of the channel armed now */
+};
+
+static inline struct comp_channel *channel_of(struct wqe_comp_channel *ch)
+{
+	return container_of(ch, struct comp_channel, pub);
+}
+
+/* The engine's completion event handler of a CQ on a channel (event.c). */
+void verbs_cq_event(struct cqc *c);
+/* Before @cq is freed (event.c): EBUSY if an event of it that was taken
+ * is not acknowledged; else drops its events not yet taken and its arm
+ * from its channel, if any, and returns 0. */
+int verbs_cq_detach(struct wqe_cq *cq);
 
 /* What the post-time checks need to know of one Work Request opcode on
  * one QP, in one load: the operation and POST_OP_* facts, and for mlx5

@@ -34,8 +34,19 @@ static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,
 	if (!e->ctx)
 		return -1;
 	e->pd = wqe_alloc_pd(e->ctx);
-	e->scq = wqe_create_cq(e->ctx, 65536);
-	e->rcq = wqe_create_cq(e->ctx, 65536);
+	if (o->comp_channel) {
+		struct wqe_cq_init_attr_ex cq = {.cqe = 65536};
+
+		e->ch = wqe_create_comp_channel(e->ctx);
+		cq.channel = e->ch;
+		cq.cq_context = &e->scq;
+		e->scq = e->ch ? wqe_create_cq_ex(e->ctx, &cq) : NULL;
+		cq.cq_context = &e->rcq;
+		e->rcq = e->ch ? wqe_create_cq_ex(e->ctx, &cq) : NULL;
+	} else {
+		e->scq = wqe_create_cq(e->ctx, 65536);
+		e->rcq = wqe_create_cq(e->ctx, 65536);
+	}
 	if (!e->pd || !e->scq || !e->rcq)
 		return -1;
 	memset(&ia, 0, sizeof(ia));
@@ -184,6 +195,9 @@ static void ep_close(struct ep *e)
 		wqe_destroy_cq(e->scq);
 	if (e->rcq)
 		wqe_destroy_cq(e->rcq);
+	/* Every event taken must have been acknowledged by now: the CQs went. */
+	if (e->ch)
+		CHECK_EQ(wqe_destroy_comp_channel(e->ch), 0);
 	if (e->pd)
 		wqe_dealloc_pd(e->pd);
 	if (e->ctx) {

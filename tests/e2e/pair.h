@@ -13,6 +13,7 @@ struct ep {
 	struct wqe_cq *rcq;
 	struct wqe_qp *qp;
 	struct wqe_ah *ah; /* UD: address of the other side */
+	struct wqe_comp_channel *ch; /* pair_opts.comp_channel: scq's and rcq's */
 };
 
 /* Connection parameters (RC); pair_open() uses pair_defaults when NULL. */
@@ -23,6 +24,9 @@ struct pair_opts {
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;
 	uint32_t max_inline;
+	/* Each endpoint's two CQs on one completion channel of its context
+	 * (ep.ch), with cq_context the address of the ep's scq or rcq field. */
+	int comp_channel;
 };
 extern const struct pair_opts pair_defaults;
 

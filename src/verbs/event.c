@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completion channels and completion events: IBTA vol. 1 11.4.2.2
+ * "Request Completion Notification" as libibverbs shapes it. A CQ's arm
+ * lives in its CQ context, where the engine fires it (tables/qpc.c); this
+ * file arms it and delivers its events.
+ *
+ * The channel's fd is an eventfd, not a pipe: its counter is the number of
+ * events pending, with no bound to reach (a pipe holds 4 to 64 KiB, and a
+ * full one would either lose an event or stall the NIC that delivers it);
+ * EFD_SEMAPHORE makes each read take exactly one; poll() reports it
+ * readable exactly while the counter is not zero. eventfd is Linux's, as
+ * the UDP link's socket options are.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "verbs/verbs_int.h"
+
+/* Most events a channel holds: the ring's size stays a uint32_t power of two. */
+#define EV_MAX (1u << 31)
+
+struct wqe_comp_channel *wqe_create_comp_channel(struct wqe_context *ctx)
+{
+	struct comp_channel *ch;
+	int fd, err;
+
+	if (!ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ch = calloc(1, sizeof(*ch));
+	if (!ch) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (fd < 0) {
+		err = errno;
+		free(ch);
+		errno = err;
+		return NULL;
+	}
+	err = pthread_mutex_init(&ch->lock, NULL);
+	if (err) {
+		close(fd);
+		free(ch);
+		errno = err;
+		return NULL;
+	}
+	ch->pub.context = ctx;
+	ch->pub.fd = fd;
+	ctx->nchannel++;
+	return &ch->pub;
+}
+
+int wqe_destroy_comp_channel(struct wqe_comp_channel *channel)
+{
+	struct comp_channel *ch;
+
+	if (!channel)
+		return EINVAL;
+	if (channel->refcnt)
+		return EBUSY;
+	ch = channel_of(channel);
+	/* Every CQ of the channel is gone, and its events with it. */
+	channel->context->nchannel--;
+	close(channel->fd);
+	pthread_mutex_destroy(&ch->lock);
+	free(ch->ev);
+	free(ch);
+	return 0;
+}
+
+/* Grows the ring to hold @need events; under the lock. 0 or ENOMEM. */
+static int ev_reserve(struct comp_channel *ch, uint64_t need)
+{
+	uint32_t cap = ch->ev_cap ? ch->ev_cap : 8;
+	struct wqe_cq **ev;
+
+	if (need <= ch->ev_cap)
+		return 0;
+	if (need > EV_MAX)
+		return ENOMEM;
+	while (cap < need)
+		cap <<= 1;
+	ev = malloc(cap * sizeof(*ev));
+	if (!ev)
+		return ENOMEM;
+	for (uint32_t i = 0; i < ch->ev_count; i++)
+		ev[i] = ch->ev[(ch->ev_head + i) & (ch->ev_cap - 1)];
+	free(ch->ev);
+	ch->ev = ev;
+	ch->ev_cap = cap;
+	ch->ev_head = 0;
+	return 0;
+}
+
+int wqe_req_notify_cq(struct wqe_cq *cq, int solicited_only)
+{
+	struct comp_channel *ch;
+
+	if (!cq)
+		return EINVAL;
+	ch = cq->channel;
+	if (ch && cq->cqc.arm == CQ_ARM_NONE) {
+		int err;
+
+		/* The event this arm may produce gets its slot now, so that the
+		 * engine never allocates (or fails) to deliver it. */
+		pthread_mutex_lock(&ch->lock);
+		err = ev_reserve(ch, (uint64_t)ch->ev_count + ch->narmed + 1);
+		if (!err)
+			ch->narmed++;
+		pthread_mutex_unlock(&ch->lock);
+		if (err)
+			return err;
+	}
+	cqc_arm(&cq->cqc, solicited_only ? CQ_ARM_SOLICITED : CQ_ARM_NEXT);
+	return 0;
+}
+
+void verbs_cq_event(struct cqc *c)
+{
+	struct wqe_cq *cq = container_of(c, struct wqe_cq, cqc);
+	struct comp_channel *ch = cq->channel;
+	uint64_t one = 1;
+	ssize_t w;
+
+	pthread_mutex_lock(&ch->lock);
+	ch->narmed--;
+	ch->ev[(ch->ev_head + ch->ev_count) & (ch->ev_cap - 1)] = cq;
+	ch->ev_count++;
+	/* Adding 1 to an eventfd fails only at a count of 2^64 - 2; the
+	 * entry is in the ring before its token is, so a reader that took a
+	 * token always finds an entry. */
+	w = write(ch->pub.fd, &one, sizeof(one));
+	(void)w;
+	pthread_mutex_unlock(&ch->lock);
+}
+
+int wqe_get_cq_event(struct wqe_comp_channel *channel, struct wqe_cq **cq, void **cq_context)
+{
+	struct comp_channel *ch;
+
+	if (!channel || !cq || !cq_context) {
+		errno = EINVAL;
+		return -1;
+	}
+	ch = channel_of(channel);
+	for (;;) {
+		struct wqe_cq *got = NULL;
+		uint64_t token;
+		ssize_t r = read(channel->fd, &token, sizeof(token));
+
+		if (r < 0)
+			return -1; /* EAGAIN (O_NONBLOCK), EINTR, ... as read() */
+		if (r != (ssize_t)sizeof(token)) {
+			errno = EIO;
+			return -1;
+		}
+		pthread_mutex_lock(&ch->lock);
+		if (ch->ev_count) {
+			got = ch->ev[ch->ev_head];
+			ch->ev_head = (ch->ev_head + 1) & (ch->ev_cap - 1);
+			ch->ev_count--;
+			got->events_got++;
+			*cq = got;
+			*cq_context = got->cq_context;
+		}
+		pthread_mutex_unlock(&ch->lock);
+		if (got)
+			return 0;
+		/* A token with no event: its CQ was destroyed while this call
+		 * waited (which the contract forbids); wait for the next. */
+	}
+}
+
+void wqe_ack_cq_events(struct wqe_cq *cq, unsigned int nevents)
+{
+	struct comp_channel *ch;
+	uint32_t open;
+
+	if (!cq || !cq->channel)
+		return;
+	ch = cq->channel;
+	pthread_mutex_lock(&ch->lock);
+	open = cq->events_got - cq->events_acked;
+	cq->events_acked += nevents < open ? nevents : open;
+	pthread_mutex_unlock(&ch->lock);
+}
+
+/* Takes @n tokens from the channel's fd without ever waiting (the fd may
+ * be blocking); under the lock. */
+static void take_tokens(struct comp_channel *ch, uint32_t n)
+{
+	for (; n; n--) {
+		struct pollfd p = {.fd = ch->pub.fd, .events = POLLIN};
+		uint64_t token;
+
+		if (poll(&p, 1, 0) != 1 || read(ch->pub.fd, &token, sizeof(token)) < 0)
+			return;
+	}
+}
+
+int verbs_cq_detach(struct wqe_cq *cq)
+{
+	struct comp_channel *ch = cq->channel;
+	uint32_t kept = 0, mask;
+
+	if (!ch)
+		return 0;
+	pthread_mutex_lock(&ch->lock);
+	/* ibv_destroy_cq() waits for these acknowledgements; here the thread
+	 * that would wait may be the only one that can give them. */
+	if (cq->events_got != cq->events_acked) {
+		pthread_mutex_unlock(&ch->lock);
+		return EBUSY;
+	}
+	/* Events not yet taken go with the CQ, as the kernel's uverbs drops
+	 * them; the others keep their order. */
+	mask = ch->ev_cap - 1;
+	for (uint32_t i = 0; i < ch->ev_count; i++) {
+		struct wqe_cq *e = ch->ev[(ch->ev_head + i) & mask];
+
+		if (e != cq)
+			ch->ev[(ch->ev_head + kept++) & mask] = e;
+	}
+	take_tokens(ch, ch->ev_count - kept);
+	ch->ev_count = kept;
+	if (cq->cqc.arm != CQ_ARM_NONE) {
+		cq->cqc.arm = CQ_ARM_NONE;
+		ch->narmed--;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	ch->pub.refcnt--;
+	return 0;
+}
