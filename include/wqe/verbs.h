@@ -19,9 +19,11 @@
  * independent and may be used from different threads. Inside a context the
  * send-queue ring, its doorbell record and its consumer counter are shared
  * between the posting side and the engine with release/acquire ordering, as
- * they are between a driver and a NIC. The one exception:
- * wqe_get_cq_event() and wqe_ack_cq_events() may run in other threads
- * while the context is in use (see "Completion events" below).
+ * they are between a driver and a NIC. The exceptions:
+ * wqe_get_cq_event() and wqe_ack_cq_events() (see "Completion events"
+ * below), and wqe_get_async_event() and wqe_ack_async_event() (see
+ * "Asynchronous events"), may run in other threads while the context is
+ * in use.
  */
 #ifndef WQE_VERBS_H
 #define WQE_VERBS_H
@@ -75,16 +77,20 @@ struct wqe_context_attr {
  * @attr: the port's addresses and the WQE format; NULL for all defaults
  *        (mlx5 format, MAC 02:00:00:00:00:01, GID ::ffff:192.0.2.1,
  *        P_Key table {0xffff}).
+ * The context's asynchronous event fd is opened with it
+ * (wqe_context_async_fd()).
  * Returns the context, or NULL with errno EINVAL (bad format, num_gids or
- * num_pkeys out of range) or ENOMEM.
+ * num_pkeys out of range), ENOMEM, or what eventfd() failed with (EMFILE,
+ * ENFILE).
  */
 WQE_API struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr);
 
 /*
- * wqe_close_context - free a context. Every PD, MR, CQ, QP, AH and
- * completion channel made from it must have been destroyed first: returns
- * EBUSY otherwise and changes nothing. Returns 0 on success, EINVAL for
- * NULL.
+ * wqe_close_context - free a context and close its asynchronous event fd.
+ * Every PD, MR, CQ, QP, AH and completion channel made from it must have
+ * been destroyed first: returns EBUSY otherwise and changes nothing.
+ * Returns 0 on success, EINVAL for NULL. No thread may be in
+ * wqe_get_async_event() on it.
  */
 WQE_API int wqe_close_context(struct wqe_context *ctx);
 
@@ -130,10 +136,11 @@ WQE_API int wqe_dereg_mr(struct wqe_mr *mr);
 /*
  * Completion queue. @cqe is the number of entries it holds (1 to 65536). If
  * the engine must add a completion to a full CQ, the CQ overruns: that
- * completion and every later one for this CQ are lost, and every later
+ * completion and every later one for this CQ are lost, every later
  * wqe_poll_cq() returns -EOVERFLOW after the entries already queued have
- * been read (the twin of IBV_EVENT_CQ_ERR). Returns NULL with errno EINVAL
- * or ENOMEM on failure.
+ * been read, and the first lost completion raises the asynchronous event
+ * WQE_EVENT_CQ_ERR (see "Asynchronous events"). Returns NULL with errno
+ * EINVAL or ENOMEM on failure.
  *
  * wqe_create_cq(ctx, cqe) is ibv_create_cq(ctx, cqe, NULL, NULL, 0): no
  * completion channel, no cq_context. For those, use wqe_create_cq_ex().
@@ -240,10 +247,11 @@ WQE_API struct wqe_cq *wqe_create_cq_ex(struct wqe_context *ctx,
 
 /*
  * Frees @cq. EBUSY (nothing freed) while a QP uses it, or while an event
- * of it that wqe_get_cq_event() returned is not yet acknowledged
- * (ibv_destroy_cq() waits for the acknowledgement instead: here the
- * thread that would wait may be the only one that can give it). Its
- * events not yet taken from its channel are dropped. EINVAL for NULL.
+ * of it that wqe_get_cq_event() or wqe_get_async_event() returned is not
+ * yet acknowledged (ibv_destroy_cq() waits for the acknowledgement
+ * instead: here the thread that would wait may be the only one that can
+ * give it). Its events not yet taken, from its channel and from the
+ * context's asynchronous events, are dropped. EINVAL for NULL.
  */
 WQE_API int wqe_destroy_cq(struct wqe_cq *cq);
 
@@ -400,7 +408,10 @@ struct wqe_qp_init_attr {
 WQE_API struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr);
 
 /* Frees @qp (any state). Its outstanding requests are dropped, with no
- * completion. Returns 0 or EINVAL. */
+ * completion, and so are its asynchronous events not yet taken. Returns 0,
+ * EINVAL for NULL, or EBUSY (nothing freed) while an asynchronous event of
+ * it that wqe_get_async_event() returned is not yet acknowledged
+ * (ibv_destroy_qp() waits instead; see wqe_destroy_cq()). */
 WQE_API int wqe_destroy_qp(struct wqe_qp *qp);
 
 /* The QP number of @qp (24 bits, never 0 or 1). */
@@ -446,6 +457,10 @@ struct wqe_qp_attr {
 	struct wqe_qp_cap cap;        /* query only */
 	struct wqe_ah_attr ah_attr;   /* the peer's address (RC/UC) */
 	uint16_t pkey_index;
+	uint8_t en_sqd_async_notify;  /* with WQE_QP_EN_SQD_ASYNC_NOTIFY on RTS ->
+				       * SQD: non-zero asks for
+				       * WQE_EVENT_SQ_DRAINED; query: as last
+				       * set (as rxe; mlx4 and mlx5 give 0) */
 	uint8_t sq_draining;          /* query only: in SQD with WQEs that had
 				       * started still to finish */
 	uint8_t max_rd_atomic;        /* outstanding READ/atomic as requester, 0..16 */
@@ -475,10 +490,14 @@ struct wqe_qp_attr {
  *                   CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC), QKEY (UD)
  *   RTS -> RTS      allows CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC),
  *                   QKEY (UD)
- *   RTS -> SQD      allows EN_SQD_ASYNC_NOTIFY (accepted; no async event
- *                   is delivered). In SQD the WQEs that had started are
- *                   finished (sq_draining until then), no new one starts;
- *                   those posted meanwhile start back in RTS.
+ *   RTS -> SQD      allows EN_SQD_ASYNC_NOTIFY. In SQD the WQEs that had
+ *                   started are finished (sq_draining until then), no new
+ *                   one starts; those posted meanwhile start back in RTS.
+ *                   With EN_SQD_ASYNC_NOTIFY in the mask and
+ *                   attr->en_sqd_async_notify non-zero, the end of the
+ *                   drain raises WQE_EVENT_SQ_DRAINED once (during this
+ *                   call if nothing had started; see "Asynchronous
+ *                   events").
  *   SQD -> SQD      allows what RTR -> RTS allows plus AV, PATH_MTU (RC/UC),
  *                   TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC,
  *                   MAX_DEST_RD_ATOMIC (RC)
@@ -499,7 +518,8 @@ struct wqe_qp_attr {
  *           for (they are allocated when the QP is given them).
  * Moving to RESET empties both queues with no completions and resets the
  * counters. Moving to ERR completes every outstanding request of both
- * queues with WQE_WC_WR_FLUSH_ERR (as the engine makes progress).
+ * queues with WQE_WC_WR_FLUSH_ERR (as the engine makes progress); it
+ * raises no asynchronous event (those are for errors the NIC finds).
  */
 WQE_API int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_mask);
 
@@ -510,6 +530,124 @@ WQE_API int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int
  */
 WQE_API int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
 			 struct wqe_qp_init_attr *init_attr);
+
+/*
+ * Asynchronous events: the twins of ibv_get_async_event(),
+ * ibv_ack_async_event() and ibv_event_type_str(), on the context's
+ * asynchronous event fd (ctx->async_fd in libibverbs).
+ *
+ * The NIC raises these, and only these (IBTA vol. 1 11.6.3):
+ *   WQE_EVENT_CQ_ERR         a CQ overran: its first lost completion (once
+ *                            per CQ; wqe_poll_cq() returns -EOVERFLOW)
+ *   WQE_EVENT_QP_FATAL       the NIC moved the QP to ERR and no completion
+ *                            tells why: its error completion, or a receive
+ *                            completion, was lost to an overrun, or the
+ *                            send queue's doorbell record claims more
+ *                            than the ring holds
+ *   WQE_EVENT_QP_REQ_ERR     RC responder: an invalid request NAKed while
+ *                            no receive WQE was in progress (an RDMA
+ *                            WRITE, READ or atomic): the QP is in ERR
+ *   WQE_EVENT_QP_ACCESS_ERR  RC responder: a remote access error NAKed
+ *                            while no receive WQE was in progress
+ *   WQE_EVENT_COMM_EST       an RC or UC QP in RTR received its first
+ *                            request past the PSN and opcode-sequence
+ *                            checks (once per entry into RTR)
+ *   WQE_EVENT_SQ_DRAINED     a QP moved RTS -> SQD with the event asked
+ *                            for (wqe_modify_qp()) has nothing left that
+ *                            had started, its completions written (once)
+ * An error the NIC reports in a completion (RETRY_EXC_ERR, REM_ACCESS_ERR
+ * at the requester, a local error, a receive WQE completed in error)
+ * raises no event, as the IBTA has it; nor does wqe_modify_qp() to ERR.
+ * A successful send completion, or a flush completion, lost to an overrun
+ * raises only CQ_ERR: the QP stays as it was (the IBTA would move a
+ * requester to ERR).
+ * Not modelled: PATH_MIG and PATH_MIG_ERR (no alternate path),
+ * DEVICE_FATAL (the NIC cannot fail), the port events PORT_ACTIVE,
+ * PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER and
+ * GID_CHANGE (a context's one port is always active, its tables fixed at
+ * wqe_open_context(), no subnet manager), SRQ_ERR, SRQ_LIMIT_REACHED and
+ * QP_LAST_WQE_REACHED (no SRQ), WQ_FATAL (no ibv_wq).
+ *
+ * The NIC runs only inside the application's calls, so an event appears
+ * during wqe_progress(), wqe_poll_cq() or wqe_context_receive() on the
+ * context, and SQ_DRAINED also during the wqe_modify_qp() that finds the
+ * drain already over. Events wait in the order they were raised; the fd
+ * is readable exactly while one is waiting. An object has at most one
+ * event of each type waiting: another of the same type and object is
+ * merged into it (counted, wqe_context_async_stats()), so the queue never
+ * grows past its room (made when the QP or CQ is created) and the NIC
+ * never allocates to deliver an event. Each event returned must be
+ * acknowledged (wqe_ack_async_event()) before its QP or CQ can be
+ * destroyed; its events not yet taken go with it.
+ */
+enum wqe_event_type {
+	WQE_EVENT_CQ_ERR = 0,
+	WQE_EVENT_QP_FATAL = 1,
+	WQE_EVENT_QP_REQ_ERR = 2,
+	WQE_EVENT_QP_ACCESS_ERR = 3,
+	WQE_EVENT_COMM_EST = 4,
+	WQE_EVENT_SQ_DRAINED = 5,
+};
+/* "CQ_ERR", "QP_FATAL", ...; "unknown" for any other value. */
+WQE_API const char *wqe_event_type_str(enum wqe_event_type t);
+
+/* One asynchronous event (the twin of struct ibv_async_event): @element.cq
+ * for WQE_EVENT_CQ_ERR, @element.qp for the others. */
+struct wqe_async_event {
+	union {
+		struct wqe_cq *cq;
+		struct wqe_qp *qp;
+		int port_num;
+	} element;
+	enum wqe_event_type event_type;
+};
+
+/*
+ * wqe_context_async_fd - @ctx's asynchronous event fd (ctx->async_fd):
+ * readable exactly while an event is waiting (an eventfd whose counter is
+ * their number). poll()/epoll it, or make it non-blocking with
+ * fcntl(fd, F_SETFL, O_NONBLOCK) so that wqe_get_async_event() returns -1
+ * with EAGAIN instead of waiting; never read or close it. The descriptor
+ * is close-on-exec. Returns it, or -1 with errno EINVAL for NULL.
+ */
+WQE_API int wqe_context_async_fd(const struct wqe_context *ctx);
+
+/*
+ * wqe_get_async_event - take @ctx's oldest asynchronous event into
+ * *@event, waiting for one unless the fd was made non-blocking. Returns 0,
+ * or -1 with errno EINVAL (NULL argument), EAGAIN (non-blocking and none
+ * waiting), EINTR (a signal interrupted the wait) or another error of
+ * read() on the fd. Blocking waits forever if nothing drives the NIC
+ * meanwhile (see "Completion events" above for the two ways to wait).
+ * Threading: may run in any thread, several at once (each event goes to
+ * one of them), while other threads use the context, but not while the
+ * context, or the QP or CQ of an event it may return, is being destroyed.
+ */
+WQE_API int wqe_get_async_event(struct wqe_context *ctx, struct wqe_async_event *event);
+
+/*
+ * wqe_ack_async_event - acknowledge one event wqe_get_async_event()
+ * returned. Acknowledging more events of a QP or CQ than were returned is
+ * a program error: the excess is ignored, as is NULL or an unknown type.
+ * Threading: as wqe_get_async_event().
+ */
+WQE_API void wqe_ack_async_event(struct wqe_async_event *event);
+
+/* Counters of a context's asynchronous events. */
+struct wqe_async_stats {
+	uint64_t raised;  /* events the NIC raised */
+	uint64_t merged;  /* ... merged into a waiting one of the same type
+			   * and object (not queued again) */
+	uint64_t dropped; /* queued, not taken, gone with their QP or CQ */
+	uint64_t taken;   /* returned by wqe_get_async_event() */
+};
+
+/*
+ * wqe_context_async_stats - copy @ctx's counters into *@s; raised -
+ * merged - dropped - taken events are waiting. 0, or EINVAL for NULL.
+ * Threading: as wqe_get_async_event().
+ */
+WQE_API int wqe_context_async_stats(struct wqe_context *ctx, struct wqe_async_stats *s);
 
 /* Work Request opcodes (values of enum ibv_wr_opcode). */
 enum wqe_wr_opcode {

@@ -85,16 +85,19 @@ static void rearm(struct nic *n, struct qpc *q)
 	nic_timer_update(n, q);
 }
 
-static void complete_head(struct qpc *q, enum wqe_wc_status st)
+/* Completes the oldest WQE with @st; false if its completion was lost to
+ * an overrun. */
+static bool complete_head(struct qpc *q, enum wqe_wc_status st)
 {
 	struct eng_req *r = &q->eng->req;
 	struct inflight *f = head(q->eng);
 	struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
 			.opcode = (uint8_t)wc_opcode_of((enum wqe_op)f->op),
 			.byte_len = (uint32_t)f->len};
+	bool written = true;
 
 	if (st != WQE_WC_SUCCESS || f->signaled)
-		nic_push_cqe(q->eng->nic, q->send_cq, &c);
+		written = nic_push_cqe(q->eng->nic, q->send_cq, &c);
 	if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
 	    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD)
 		r->rd_atomic--;
@@ -102,17 +105,27 @@ static void complete_head(struct qpc *q, enum wqe_wc_status st)
 	r->comp_psn = (last_psn(f) + 1) & PSN_MASK;
 	r->fl_tail++;
 	r->stalled = false;
+	return written;
 }
 
-/* An error completion for the oldest WQE; the QP goes to ERR. */
+/*
+ * An error completion for the oldest WQE; the QP goes to ERR. The
+ * completion tells the application why: no asynchronous event (IBTA
+ * 11.6.3 affiliated errors are those a CQE cannot report; rxe raises none
+ * here either), unless it was lost to an overrun (QP_FATAL).
+ */
 static void fail_head(struct nic *n, struct qpc *q, enum wqe_wc_status st)
 {
+	bool told;
+
 	q->eng->stats.wqe_errors++;
-	complete_head(q, st);
+	told = complete_head(q, st);
 	q->state = WQE_QPS_ERR;
 	q->eng->req.retrans_at = 0;
 	q->eng->req.rnr_at = 0;
 	flush_qp(n, q);
+	if (!told)
+		nic_event(n, NIC_EV_QP_FATAL, q->qpn, NULL);
 }
 
 /* Go back to @psn: the requester resends from the WQE that holds it. */
@@ -353,7 +366,7 @@ static void on_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	forward_progress(n, q);
 }
 
-void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+static void comp_pkt(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 {
 	struct eng_req *r = &q->eng->req;
 	uint8_t op = p->bth.opcode;
@@ -380,6 +393,15 @@ void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 		on_atomic_ack(n, q, p);
 	else
 		on_read_response(n, q, p);
+}
+
+void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+{
+	comp_pkt(n, q, p);
+	/* An RC QP in SQD drains with the acknowledgement of its last
+	 * request. */
+	if (__builtin_expect(q->eng->req.sqd_notify, 0))
+		nic_sqd_check(n, q);
 }
 
 int comp_timers(struct nic *n, struct qpc *q, uint64_t now)

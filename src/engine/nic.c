@@ -161,6 +161,8 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 		resp_start(n, q);
 	if (s == WQE_QPS_SQD && q->state == WQE_QPS_RTS)
 		e->req.sqd_end = e->req.fetch; /* past a WQE left open, too */
+	if (s != WQE_QPS_SQD)
+		e->req.sqd_notify = false; /* left SQD: no drain to report */
 	resp_modified(q);
 	q->state = s;
 	if (s == WQE_QPS_RESET) {
@@ -236,6 +238,36 @@ bool nic_qp_sq_draining(const struct qpc *q)
 
 	return q->state == WQE_QPS_SQD &&
 	       (r->tx_open || r->fl_head != r->fl_tail || req_sqd_may_fetch(r));
+}
+
+/*
+ * IBTA 11.6.3 "Send Queue Drained": raised once, when a QP moved to SQD
+ * with the event asked for has no message in progress left (every request
+ * packet sent and, RC, acknowledged: rxe_comp.c waits for comp.psn ==
+ * req.psn). Here it comes after the last WQE's completion is written.
+ */
+void nic_sqd_check(struct nic *n, struct qpc *q)
+{
+	if (q->state != WQE_QPS_SQD) {
+		q->eng->req.sqd_notify = false; /* the engine moved it to ERR */
+		return;
+	}
+	if (nic_qp_sq_draining(q))
+		return;
+	q->eng->req.sqd_notify = false;
+	nic_event(n, NIC_EV_SQ_DRAINED, q->qpn, NULL);
+}
+
+void nic_qp_sqd_notify(struct nic *n, struct qpc *q)
+{
+	q->eng->req.sqd_notify = true;
+	nic_sqd_check(n, q);
+}
+
+void nic_event(struct nic *n, enum nic_event ev, uint32_t qpn, struct cqc *cq)
+{
+	if (n->event)
+		n->event(n->event_arg, ev, qpn, cq);
 }
 
 void nic_take_doorbells(struct nic *n)
@@ -334,7 +366,13 @@ bool nic_push_cqe(struct nic *n, struct cqc *cq, const struct cqe *e)
 
 		nic_trace(n, &ev);
 	}
-	return cqc_push(cq, e);
+	if (__builtin_expect(cqc_push(cq, e), 1))
+		return true;
+	/* IBTA 11.6.3 "CQ Error": the CQ is in error from its first lost
+	 * completion on; later losses are the same error. */
+	if (cq->lost == 1)
+		nic_event(n, NIC_EV_CQ_ERR, 0, cq);
+	return false;
 }
 
 static void nic_tx_observe(struct nic *n, const uint8_t *frame, size_t len)
@@ -482,6 +520,9 @@ static bool progress_qp(struct nic *n, struct qpc *q, int *work)
 		     (r->tx_open || r->fetch != sq_ring_producer(q->sq, r->fetch))) ||
 		    (q->state == WQE_QPS_SQD && (r->tx_open || req_sqd_may_fetch(r)));
 	}
+	/* UC and UD drain when their last packet has left. */
+	if (__builtin_expect(r->sqd_notify, 0))
+		nic_sqd_check(n, q);
 	return q->eng->doorbell;
 }
 

@@ -111,6 +111,9 @@ struct eng_req {
 	 * started when the QP left RTS; they are finished (a message cut
 	 * short sent to its end, retries included), no later one starts. */
 	uint32_t sqd_end;
+	/* SQD entered with the drain to be notified (nic_qp_sqd_notify()):
+	 * NIC_EV_SQ_DRAINED is still to be raised. */
+	bool sqd_notify;
 };
 
 /*
@@ -157,6 +160,27 @@ struct nic_tx {
 	uint64_t (*now)(void *arg); /* ns; NULL = CLOCK_MONOTONIC */
 	void *now_arg;
 };
+
+/*
+ * The asynchronous events the NIC raises (IBTA vol. 1 11.6.3, affiliated
+ * asynchronous events and errors), in its own terms: a QP by number, a CQ
+ * by its context. The values are libibverbs' (enum ibv_event_type); the
+ * verbs layer maps them to its objects and queues them (src/verbs/async.c).
+ */
+enum nic_event {
+	NIC_EV_CQ_ERR = 0,      /* a CQ overran (its first lost completion) */
+	NIC_EV_QP_FATAL = 1,    /* the QP went to ERR and no completion says why */
+	NIC_EV_QP_REQ_ERR = 2,  /* responder: invalid request, no receive WQE */
+	NIC_EV_QP_ACCESS_ERR = 3, /* responder: access violation, no receive WQE */
+	NIC_EV_COMM_EST = 4,    /* RC/UC in RTR: the first request in sequence */
+	NIC_EV_SQ_DRAINED = 5,  /* SQD asked with notification: drained */
+	NIC_EV_COUNT
+};
+
+/* Where the NIC reports them: called inside the engine (progress, a frame
+ * received, a modify), once per event; it must not allocate or fail.
+ * @qpn for QP events, @cq for NIC_EV_CQ_ERR. */
+typedef void (*nic_event_fn)(void *arg, enum nic_event ev, uint32_t qpn, struct cqc *cq);
 
 /* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + RETH/AtomicETH +
  * 4096 payload + pad + ICRC, rounded up. */
@@ -229,6 +253,8 @@ struct nic {
 	uint64_t tx_frames;
 	wqe_trace_fn trace;
 	void *trace_arg;
+	nic_event_fn event;        /* asynchronous events; NULL: none kept */
+	void *event_arg;
 	/* what the frames sent now belong to, for TX events */
 	uint32_t tx_qpn;
 	uint32_t tx_counter;
@@ -258,6 +284,16 @@ int nic_qp_reserve(struct nic *n, struct qpc *q, uint32_t max_dest_rd_atomic);
  * every modify, state change or not (its attributes may have changed). */
 void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s);
 
+/* RTS -> SQD with the drain's notification asked for (EN_SQD_ASYNC_NOTIFY):
+ * call right after nic_qp_set_state(). NIC_EV_SQ_DRAINED is raised once
+ * nothing that had started is left, now if that is already so. */
+void nic_qp_sqd_notify(struct nic *n, struct qpc *q);
+/* The drain notification is pending: raises it if the drain is over. */
+void nic_sqd_check(struct nic *n, struct qpc *q);
+
+/* Reports asynchronous event @ev of the QP numbered @qpn, or of @cq. */
+void nic_event(struct nic *n, enum nic_event ev, uint32_t qpn, struct cqc *cq);
+
 /* Marks @q as having work: progress will look at it. */
 void nic_kick(struct qpc *q);
 /* In SQD with WQEs that had started still to finish (sent or
@@ -277,7 +313,8 @@ void nic_doorbell(struct nic *n, const uint8_t val[8]);
 /* Reports @ev to the trace callback, if any (stamps the time). */
 void nic_trace(struct nic *n, struct wqe_trace_event *ev);
 
-/* Writes a completion into @cq (and reports it). False on overrun. */
+/* Writes a completion into @cq (and reports it). False on overrun; the
+ * first completion lost raises NIC_EV_CQ_ERR. */
 bool nic_push_cqe(struct nic *n, struct cqc *cq, const struct cqe *e);
 
 /* Sends one frame to the link and the tap. */

@@ -174,32 +174,39 @@ static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
 	return WQE_WC_SUCCESS;
 }
 
-static void complete(struct qpc *q, const struct fetched *f, enum wqe_wc_status st)
+/* Completes @f with @st; false if its completion was lost to an overrun. */
+static bool complete(struct qpc *q, const struct fetched *f, enum wqe_wc_status st)
 {
 	struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
 			.opcode = (uint8_t)wc_opcode_of(f->d.op),
 			.byte_len = (uint32_t)f->d.total_len};
 
 	if (st != WQE_WC_SUCCESS || f->d.signaled)
-		nic_push_cqe(q->eng->nic, q->send_cq, &c);
+		return nic_push_cqe(q->eng->nic, q->send_cq, &c);
+	return true;
 }
 
 /* A WQE that failed its checks: no packet, an error completion whatever
- * its signaling, the QP to ERR, the rest flushed. */
+ * its signaling, the QP to ERR, the rest flushed. The completion says
+ * why; only if it was lost to an overrun is there an asynchronous event
+ * (QP_FATAL: IBTA 11.6.3, an error no completion can report). */
 static void fail(struct nic *n, struct qpc *q, struct fetched *f, enum wqe_wc_status st)
 {
 	struct wqe_trace_event ev = {.kind = WQE_TRACE_CHECK_FAIL, .qpn = q->qpn,
 				     .wqe_counter = f->start, .check = f->failed,
 				     .sge_index = f->failed_sge, .reason = f->why, .status = st,
 				     .desc = f->decoded ? &f->d : NULL};
+	bool told;
 
 	nic_trace(n, &ev);
 	q->eng->stats.wqe_errors++;
-	complete(q, f, st);
+	told = complete(q, f, st);
 	sq_retire(q->sq, f->nblocks);
 	q->eng->req.fetch = f->start + f->nblocks;
 	q->state = WQE_QPS_ERR;
 	flush_qp(n, q);
+	if (!told)
+		nic_event(n, NIC_EV_QP_FATAL, q->qpn, NULL);
 }
 
 /* Every field of @p (it is not cleared first). */
@@ -444,10 +451,13 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			break;
 		if (pi - r->fetch > q->sq->nblocks) {
 			/* The record claims more WQEs than the ring holds: nothing
-			 * in the ring can be trusted. The QP goes to ERR. */
+			 * in the ring can be trusted. The QP goes to ERR, and no
+			 * completion says why: QP_FATAL (IBTA 11.6.3, an error
+			 * processing WQEs that prevents reporting completions). */
 			q->eng->stats.wqe_errors++;
 			q->state = WQE_QPS_ERR;
 			flush_qp(n, q);
+			nic_event(n, NIC_EV_QP_FATAL, q->qpn, NULL);
 			return done + 1;
 		}
 		st = fetch(q, r->fetch, pi - r->fetch, &f);

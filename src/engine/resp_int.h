@@ -55,6 +55,10 @@ enum resp_state {
 /* "CHK_PSN", ...; "unknown" outside the enum. */
 const char *resp_state_str(enum resp_state s);
 
+/* Whether the receive WQE in progress was completed by this packet, and
+ * whether that completion reached its CQ (resp_ctx.wqe_cqe). */
+enum { RESP_CQE_NONE = 0, RESP_CQE_WRITTEN = 1, RESP_CQE_LOST = 2 };
+
 /* Everything one pass of the state machine knows about its packet. */
 struct resp_ctx {
 	struct nic *n;
@@ -65,6 +69,7 @@ struct resp_ctx {
 	uint8_t syndrome;           /* AETH of the answer: ACK unless an error */
 	uint8_t status;             /* enum wqe_wc_status of the receive CQE */
 	bool goto_error;            /* the QP goes to ERR after answering */
+	uint8_t wqe_cqe;            /* RESP_CQE_*: the receive WQE's completion */
 	enum resp_drop drop;        /* why, when the packet is dropped */
 	uint8_t *host;              /* WRITE/atomic target, resolved */
 	struct resp_res *res;       /* READ/atomic being answered */

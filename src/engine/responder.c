@@ -265,6 +265,21 @@ static enum resp_state chk_op_seq(struct resp_ctx *c)
 }
 
 /*
+ * IBTA 11.6.3 "Communication Established": an RC or UC QP in RTR has
+ * received its first request (one past the PSN and opcode-sequence
+ * checks, where rdmavt's rvt_comm_est() and qib raise it; mlx5 hardware
+ * raises it as MLX5_EVENT_TYPE_COMM_EST; rxe never does). Once per entry
+ * into RTR (resp_start() clears the flag). UD has no connection.
+ */
+static void comm_est(struct resp_ctx *c)
+{
+	if (c->q->type == WQE_QPT_UD || c->r->comm_est)
+		return;
+	c->r->comm_est = true;
+	nic_event(c->n, NIC_EV_COMM_EST, c->q->qpn, NULL);
+}
+
+/*
  * The QP's own access flags (modify_qp qp_access_flags) must enable remote
  * READ, WRITE and atomics before any rkey is looked at. RC: an operation
  * the QP does not enable is an invalid request (rxe
@@ -274,6 +289,8 @@ static enum resp_state chk_op_valid(struct resp_ctx *c)
 {
 	uint32_t need = access_needed(&c->oi);
 
+	if (__builtin_expect(c->q->state == WQE_QPS_RTR, 0))
+		comm_est(c);
 	if ((c->q->access & need) == need)
 		return RS_CHK_RESOURCE;
 	if (c->q->type == WQE_QPT_RC)
@@ -514,8 +531,11 @@ static enum resp_state atomic_reply(struct resp_ctx *c)
  * overrun is class G: the QP goes to ERR. */
 static enum resp_state complete(struct resp_ctx *c)
 {
-	if (c->r->wqe.valid && !resp_rq_complete(c))
-		c->goto_error = true;
+	if (c->r->wqe.valid) {
+		c->wqe_cqe = resp_rq_complete(c) ? RESP_CQE_WRITTEN : RESP_CQE_LOST;
+		if (c->wqe_cqe == RESP_CQE_LOST)
+			c->goto_error = true;
+	}
 	if (c->q->type == WQE_QPT_RC)
 		return RS_ACKNOWLEDGE;
 	return c->goto_error ? RS_ERROR : RS_DONE;
@@ -677,13 +697,39 @@ static enum resp_state do_drop(struct resp_ctx *c)
 	return RS_DONE;
 }
 
+/*
+ * Which asynchronous error tells the application, if any (IBTA 11.6.3
+ * affiliated asynchronous errors: those a completion cannot report).
+ * Class C with a receive WQE in progress completes it with the error: no
+ * event. Without one (an RDMA WRITE, READ or atomic), the QP reports
+ * "Invalid Request Local Work Queue Error" (QP_REQ_ERR) or "Local Access
+ * Violation Work Queue Error" (QP_ACCESS_ERR), after the NAK it sent, as
+ * mlx5 does (MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR, _WQ_ACCESS_ERROR; rxe
+ * raises none). A receive completion lost to an overrun (class G) is a
+ * "Local Work Queue Catastrophic Error" (QP_FATAL).
+ */
+static int error_event(const struct resp_ctx *c)
+{
+	if (c->wqe_cqe == RESP_CQE_WRITTEN)
+		return -1;
+	if (c->wqe_cqe == RESP_CQE_NONE && c->syndrome == WQE_AETH_NAK_INVALID_REQ)
+		return NIC_EV_QP_REQ_ERR;
+	if (c->wqe_cqe == RESP_CQE_NONE && c->syndrome == WQE_AETH_NAK_REM_ACCESS_ERR)
+		return NIC_EV_QP_ACCESS_ERR;
+	return NIC_EV_QP_FATAL;
+}
+
 /* The responder moves the QP to ERR: both queues are flushed (IBTA
  * 10.7.3.1); later packets are dropped by the receive filter. */
 static enum resp_state enter_error(struct resp_ctx *c)
 {
+	int ev = error_event(c);
+
 	abandon_msg(c->r);
 	c->q->state = WQE_QPS_ERR;
 	flush_qp(c->n, c->q);
+	if (ev >= 0)
+		nic_event(c->n, (enum nic_event)ev, c->q->qpn, NULL);
 	return RS_DONE;
 }
 

@@ -144,6 +144,7 @@ struct eng_resp {
 	uint8_t open;           /* RESP_OPEN_* */
 	bool sent_psn_nak;      /* RC: a PSN NAK is outstanding */
 	bool drop_msg;          /* UC: dropping until the next FIRST/ONLY */
+	bool comm_est;          /* RC/UC: a request was accepted since RTR */
 	struct resp_write wr;
 	struct resp_ack_tmpl ack; /* resp_reply.c's */
 	/* An ACK owed (resp_ack_later()): sent with ack_due_psn when the NIC

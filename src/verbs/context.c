@@ -20,6 +20,7 @@ struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr)
 {
 	struct wqe_context *ctx;
 	struct nic_port port;
+	int err;
 
 	if (!attr)
 		attr = &default_attr;
@@ -54,6 +55,13 @@ struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr)
 		errno = ENOMEM;
 		return NULL;
 	}
+	err = verbs_async_init(ctx);
+	if (err) {
+		nic_destroy(ctx->nic);
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
 	ctx->next_pd = 1;
 	return ctx;
 }
@@ -66,6 +74,7 @@ int wqe_close_context(struct wqe_context *ctx)
 		return EBUSY;
 	wqe_context_attach_link(ctx, NULL);
 	wqe_context_set_pcap(ctx, NULL);
+	verbs_async_fini(ctx);
 	nic_destroy(ctx->nic);
 	free(ctx);
 	return 0;

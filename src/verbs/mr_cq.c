@@ -73,6 +73,12 @@ struct wqe_cq *wqe_create_cq_ex(struct wqe_context *ctx, const struct wqe_cq_ini
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (verbs_async_reserve(ctx, ASYNC_CQ_ROOM)) {
+		cqc_fini(&cq->cqc);
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
 	cq->context = ctx;
 	cq->cq_context = attr->cq_context;
 	if (attr->channel) {
@@ -95,10 +101,11 @@ int wqe_destroy_cq(struct wqe_cq *cq)
 {
 	if (!cq)
 		return EINVAL;
-	if (cq->refs)
+	if (cq->refs || verbs_async_busy_cq(cq))
 		return EBUSY;
 	if (verbs_cq_detach(cq))
 		return EBUSY;
+	verbs_async_detach_cq(cq);
 	cq->context->ncq--;
 	cqc_fini(&cq->cqc);
 	free(cq);

@@ -163,7 +163,12 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 		q->recv_cq = &attr->recv_cq->cqc;
 		q->path_mtu = WQE_MTU_1024;
 		q->port = 1;
-		err = nic_qp_create(pd->context->nic, q);
+		err = verbs_async_reserve(pd->context, ASYNC_QP_ROOM);
+		if (!err) {
+			err = nic_qp_create(pd->context->nic, q);
+			if (err)
+				verbs_async_unreserve(pd->context, ASYNC_QP_ROOM);
+		}
 	}
 	if (err) {
 		free_qp(qp);
@@ -185,6 +190,8 @@ int wqe_destroy_qp(struct wqe_qp *qp)
 {
 	if (!qp)
 		return EINVAL;
+	if (verbs_async_detach_qp(qp))
+		return EBUSY;
 	nic_qp_destroy(qp->context->nic, &qp->qpc);
 	qp->pd->refs--;
 	qp->send_cq->refs--;
@@ -327,11 +334,18 @@ int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_ma
 			return err;
 	}
 	apply(qp, attr, m);
+	if (m & WQE_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->en_sqd_async_notify = attr->en_sqd_async_notify;
 	if (next == WQE_QPS_RESET)
 		reset_queues(qp);
 	nic_qp_set_state(qp->context->nic, &qp->qpc, next);
 	qp->sw_state = next;
 	verbs_qp_post_setup(qp);
+	/* Both the mask bit and the field, as mlx4 and mthca read them (rxe
+	 * stores the field and raises the event whatever it says). */
+	if (cur == WQE_QPS_RTS && next == WQE_QPS_SQD && (m & WQE_QP_EN_SQD_ASYNC_NOTIFY) &&
+	    attr->en_sqd_async_notify)
+		nic_qp_sqd_notify(qp->context->nic, &qp->qpc);
 	return 0;
 }
 
@@ -357,6 +371,7 @@ int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
 	attr->ah_attr = qp->ah_attr;
 	attr->ah_attr.udp_sport = q->av.udp_sport;
 	attr->pkey_index = q->pkey_index;
+	attr->en_sqd_async_notify = qp->en_sqd_async_notify;
 	attr->sq_draining = nic_qp_sq_draining(q) ? 1 : 0;
 	attr->max_rd_atomic = q->max_rd_atomic;
 	attr->max_dest_rd_atomic = q->max_dest_rd_atomic;

@@ -44,3 +44,16 @@ const char *wqe_qp_attr_mask_str(enum wqe_qp_attr_mask m)
 			return names[i];
 	return "unknown";
 }
+
+const char *wqe_event_type_str(enum wqe_event_type t)
+{
+	switch (t) {
+	case WQE_EVENT_CQ_ERR: return "CQ_ERR";
+	case WQE_EVENT_QP_FATAL: return "QP_FATAL";
+	case WQE_EVENT_QP_REQ_ERR: return "QP_REQ_ERR";
+	case WQE_EVENT_QP_ACCESS_ERR: return "QP_ACCESS_ERR";
+	case WQE_EVENT_COMM_EST: return "COMM_EST";
+	case WQE_EVENT_SQ_DRAINED: return "SQ_DRAINED";
+	}
+	return "unknown";
+}

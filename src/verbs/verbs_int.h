@@ -20,6 +20,33 @@
 
 #define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
+/*
+ * The context's asynchronous events (async.c): the events not yet taken,
+ * oldest first, in a ring, and an eventfd whose counter is their number.
+ * An object has at most one event of each type waiting (a second one of
+ * the same type and object is merged into it and counted), so the ring
+ * never needs more than ASYNC_QP_ROOM slots per QP and ASYNC_CQ_ROOM per
+ * CQ: creating one makes that room (@room), so that the engine never
+ * allocates to deliver an event. @lock guards the ring, @stats and the
+ * objects' async_* fields: wqe_get_async_event() may run in another thread
+ * than the one driving the context.
+ */
+struct async_queue {
+	pthread_mutex_t lock;
+	int fd;
+	struct wqe_async_event *ev; /* cap slots, a power of two (or 0) */
+	uint32_t cap;
+	uint32_t head;              /* oldest event */
+	uint32_t count;
+	uint32_t room;              /* slots promised to the QPs and CQs alive */
+	struct wqe_async_stats stats;
+};
+
+/* Event types a QP can have waiting at once (QP_FATAL, QP_REQ_ERR,
+ * QP_ACCESS_ERR, COMM_EST, SQ_DRAINED), and a CQ (CQ_ERR). */
+#define ASYNC_QP_ROOM 5u
+#define ASYNC_CQ_ROOM 1u
+
 struct wqe_context {
 	struct wqe_context_attr attr;
 	struct nic *nic;
@@ -27,6 +54,7 @@ struct wqe_context {
 	struct link_port *port;
 	uint32_t next_pd;
 	uint32_t npd, nmr, ncq, nqp, nah, nchannel;
+	struct async_queue async;
 };
 
 struct wqe_pd {
@@ -48,6 +76,11 @@ struct wqe_cq {
 	 * acknowledged (under the channel's lock). */
 	uint32_t events_got;
 	uint32_t events_acked;
+	/* Its asynchronous events (under the context's async lock): one
+	 * waiting (1 << WQE_EVENT_CQ_ERR), returned, acknowledged. */
+	uint8_t async_waiting;
+	uint32_t async_got;
+	uint32_t async_acked;
 };
 
 /*
@@ -80,6 +113,23 @@ void verbs_cq_event(struct cqc *c);
  * is not acknowledged; else drops its events not yet taken and its arm
  * from its channel, if any, and returns 0. */
 int verbs_cq_detach(struct wqe_cq *cq);
+
+/* Asynchronous events (async.c). */
+/* Sets up @ctx's event queue and its eventfd and hooks it to the NIC: 0 or
+ * an errno (eventfd()'s, or ENOMEM). */
+int verbs_async_init(struct wqe_context *ctx);
+/* Frees what verbs_async_init() made; every QP and CQ is gone. */
+void verbs_async_fini(struct wqe_context *ctx);
+/* Makes room for the events of one more QP (@slots ASYNC_QP_ROOM) or CQ
+ * (ASYNC_CQ_ROOM): 0 or ENOMEM. verbs_async_unreserve() gives it back. */
+int verbs_async_reserve(struct wqe_context *ctx, uint32_t slots);
+void verbs_async_unreserve(struct wqe_context *ctx, uint32_t slots);
+/* Before @qp (@cq) is freed: EBUSY if an event of it that was taken is
+ * not acknowledged; else drops its events not yet taken and its room, and
+ * returns 0. verbs_async_busy_cq() only checks. */
+int verbs_async_detach_qp(struct wqe_qp *qp);
+bool verbs_async_busy_cq(struct wqe_cq *cq);
+void verbs_async_detach_cq(struct wqe_cq *cq);
 
 /* What the post-time checks need to know of one Work Request opcode on
  * one QP, in one load: the operation and POST_OP_* facts, and for mlx5
@@ -144,6 +194,12 @@ struct wqe_qp {
 	uint8_t post_fm_ce_se[8];
 	bool post_state_ok;         /* sw_state passes the state check */
 	bool post_mlx5;             /* mlx5 format: the post path writes WQEs itself */
+	uint8_t en_sqd_async_notify; /* as last set, for query */
+	/* Its asynchronous events (under the context's async lock): the
+	 * types waiting (1 << enum wqe_event_type), returned, acknowledged. */
+	uint8_t async_waiting;
+	uint32_t async_got;
+	uint32_t async_acked;
 };
 
 static inline struct wqe_qp *qp_of_qpc(struct qpc *q)

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Asynchronous events: IBTA vol. 1 11.6.3 (affiliated asynchronous events
+ * and errors) as libibverbs shapes them (ibv_get_async_event(3)). The
+ * engine raises them in its own terms (enum nic_event, a QP number or a CQ
+ * context: engine/nic.h); this file maps them to the verbs objects, queues
+ * them and hands them out.
+ *
+ * The fd is an eventfd whose counter is the number of events waiting, as
+ * a completion channel's is (event.c says why not a pipe). The queue is
+ * bounded without ever losing the news: an object has at most one event
+ * of each type waiting, a later one of the same type and object is merged
+ * into it and counted, so the ring needs ASYNC_QP_ROOM slots per QP and
+ * ASYNC_CQ_ROOM per CQ, made when the object is created.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "verbs/verbs_int.h"
+
+/* The engine's event codes are libibverbs' values, as ours are. */
+_Static_assert((int)NIC_EV_CQ_ERR == (int)WQE_EVENT_CQ_ERR &&
+		   (int)NIC_EV_QP_FATAL == (int)WQE_EVENT_QP_FATAL &&
+		   (int)NIC_EV_QP_REQ_ERR == (int)WQE_EVENT_QP_REQ_ERR &&
+		   (int)NIC_EV_QP_ACCESS_ERR == (int)WQE_EVENT_QP_ACCESS_ERR &&
+		   (int)NIC_EV_COMM_EST == (int)WQE_EVENT_COMM_EST &&
+		   (int)NIC_EV_SQ_DRAINED == (int)WQE_EVENT_SQ_DRAINED && NIC_EV_COUNT == 6 &&
+		   NIC_EV_COUNT <= 8,
+	       "enum wqe_event_type follows enum nic_event; a bit per type fits a byte");
+_Static_assert(ASYNC_QP_ROOM == NIC_EV_COUNT - 1 && ASYNC_CQ_ROOM == 1,
+	       "a slot per event type a QP (every one but CQ_ERR) or a CQ can raise");
+
+/* Most slots the ring holds: its size stays a uint32_t power of two. */
+#define ASYNC_MAX (1u << 31)
+
+static bool is_cq_event(enum wqe_event_type t)
+{
+	return t == WQE_EVENT_CQ_ERR;
+}
+
+static bool is_qp_event(enum wqe_event_type t)
+{
+	return t >= WQE_EVENT_QP_FATAL && t <= WQE_EVENT_SQ_DRAINED;
+}
+
+/* The object an event is of: its waiting bits and its counters. */
+struct async_obj {
+	struct wqe_context *ctx;
+	uint8_t *waiting;
+	uint32_t *got;
+	uint32_t *acked;
+};
+
+static bool obj_of(const struct wqe_async_event *ev, struct async_obj *o)
+{
+	if (is_cq_event(ev->event_type) && ev->element.cq) {
+		struct wqe_cq *cq = ev->element.cq;
+
+		*o = (struct async_obj){cq->context, &cq->async_waiting, &cq->async_got,
+					&cq->async_acked};
+		return true;
+	}
+	if (is_qp_event(ev->event_type) && ev->element.qp) {
+		struct wqe_qp *qp = ev->element.qp;
+
+		*o = (struct async_obj){qp->context, &qp->async_waiting, &qp->async_got,
+					&qp->async_acked};
+		return true;
+	}
+	return false;
+}
+
+/* The engine's handler (nic.h, nic_event_fn): in the thread driving the
+ * context, from inside the NIC. No allocation: the slot was made when
+ * the object was created. */
+static void async_raise(void *arg, enum nic_event e, uint32_t qpn, struct cqc *c)
+{
+	struct wqe_context *ctx = arg;
+	struct async_queue *a = &ctx->async;
+	struct wqe_async_event ev = {.event_type = (enum wqe_event_type)e};
+	struct async_obj o;
+	uint8_t bit = (uint8_t)(1u << e);
+	uint64_t one = 1;
+	ssize_t w;
+
+	if (c) {
+		ev.element.cq = container_of(c, struct wqe_cq, cqc);
+	} else {
+		struct qpc *q = qp_table_find(&ctx->nic->qps, qpn);
+
+		if (!q)
+			return; /* cannot happen: the NIC raises it for a QP it holds */
+		ev.element.qp = qp_of_qpc(q);
+	}
+	if (!obj_of(&ev, &o))
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stats.raised++;
+	if (*o.waiting & bit) {
+		a->stats.merged++; /* the application has yet to take the first */
+	} else {
+		*o.waiting |= bit;
+		a->ev[(a->head + a->count) & (a->cap - 1)] = ev;
+		a->count++;
+		/* Adding 1 to an eventfd fails only at a count of 2^64 - 2; the
+		 * entry is in the ring before its token is, so a reader that
+		 * took a token always finds an entry. */
+		w = write(a->fd, &one, sizeof(one));
+		(void)w;
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+int verbs_async_init(struct wqe_context *ctx)
+{
+	struct async_queue *a = &ctx->async;
+	int err;
+
+	a->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (a->fd < 0)
+		return errno;
+	err = pthread_mutex_init(&a->lock, NULL);
+	if (err) {
+		close(a->fd);
+		return err;
+	}
+	ctx->nic->event = async_raise;
+	ctx->nic->event_arg = ctx;
+	return 0;
+}
+
+void verbs_async_fini(struct wqe_context *ctx)
+{
+	struct async_queue *a = &ctx->async;
+
+	ctx->nic->event = NULL;
+	close(a->fd);
+	pthread_mutex_destroy(&a->lock);
+	free(a->ev);
+	a->ev = NULL;
+}
+
+int verbs_async_reserve(struct wqe_context *ctx, uint32_t slots)
+{
+	struct async_queue *a = &ctx->async;
+	struct wqe_async_event *ev;
+	uint64_t need;
+	uint32_t cap;
+	int err = 0;
+
+	pthread_mutex_lock(&a->lock);
+	need = (uint64_t)a->room + slots;
+	cap = a->cap ? a->cap : 16;
+	if (need > a->cap) {
+		if (need > ASYNC_MAX) {
+			err = ENOMEM;
+			goto out;
+		}
+		while (cap < need)
+			cap <<= 1;
+		ev = malloc(cap * sizeof(*ev));
+		if (!ev) {
+			err = ENOMEM;
+			goto out;
+		}
+		for (uint32_t i = 0; i < a->count; i++)
+			ev[i] = a->ev[(a->head + i) & (a->cap - 1)];
+		free(a->ev);
+		a->ev = ev;
+		a->cap = cap;
+		a->head = 0;
+	}
+	a->room = (uint32_t)need;
+out:
+	pthread_mutex_unlock(&a->lock);
+	return err;
+}
+
+void verbs_async_unreserve(struct wqe_context *ctx, uint32_t slots)
+{
+	pthread_mutex_lock(&ctx->async.lock);
+	ctx->async.room -= slots;
+	pthread_mutex_unlock(&ctx->async.lock);
+}
+
+/* Takes @n tokens from the fd without ever waiting (it may be blocking);
+ * under the lock. */
+static void take_tokens(struct async_queue *a, uint32_t n)
+{
+	for (; n; n--) {
+		struct pollfd p = {.fd = a->fd, .events = POLLIN};
+		uint64_t token;
+
+		if (poll(&p, 1, 0) != 1 || read(a->fd, &token, sizeof(token)) < 0)
+			return;
+	}
+}
+
+/* Drops the waiting events of the object @elem (a QP's or a CQ's) and its
+ * room; under the lock. The others keep their order. */
+static void drop_events(struct async_queue *a, const void *elem, bool cq, uint32_t room)
+{
+	uint32_t kept = 0, mask = a->cap - 1;
+
+	for (uint32_t i = 0; i < a->count; i++) {
+		struct wqe_async_event e = a->ev[(a->head + i) & mask];
+		const void *el = is_cq_event(e.event_type) ? (const void *)e.element.cq
+							   : (const void *)e.element.qp;
+
+		if (el != elem || is_cq_event(e.event_type) != cq)
+			a->ev[(a->head + kept++) & mask] = e;
+	}
+	/* Gone with the object, as the kernel's uverbs drops them. */
+	a->stats.dropped += a->count - kept;
+	take_tokens(a, a->count - kept);
+	a->count = kept;
+	a->room -= room;
+}
+
+int verbs_async_detach_qp(struct wqe_qp *qp)
+{
+	struct async_queue *a = &qp->context->async;
+
+	pthread_mutex_lock(&a->lock);
+	/* ibv_destroy_qp() waits for these acknowledgements; here the thread
+	 * that would wait may be the only one that can give them. */
+	if (qp->async_got != qp->async_acked) {
+		pthread_mutex_unlock(&a->lock);
+		return EBUSY;
+	}
+	drop_events(a, qp, false, ASYNC_QP_ROOM);
+	pthread_mutex_unlock(&a->lock);
+	return 0;
+}
+
+bool verbs_async_busy_cq(struct wqe_cq *cq)
+{
+	struct async_queue *a = &cq->context->async;
+	bool busy;
+
+	pthread_mutex_lock(&a->lock);
+	busy = cq->async_got != cq->async_acked;
+	pthread_mutex_unlock(&a->lock);
+	return busy;
+}
+
+void verbs_async_detach_cq(struct wqe_cq *cq)
+{
+	struct async_queue *a = &cq->context->async;
+
+	pthread_mutex_lock(&a->lock);
+	drop_events(a, cq, true, ASYNC_CQ_ROOM);
+	pthread_mutex_unlock(&a->lock);
+}
+
+int wqe_context_async_fd(const struct wqe_context *ctx)
+{
+	if (!ctx) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ctx->async.fd;
+}
+
+int wqe_get_async_event(struct wqe_context *ctx, struct wqe_async_event *event)
+{
+	struct async_queue *a;
+
+	if (!ctx || !event) {
+		errno = EINVAL;
+		return -1;
+	}
+	a = &ctx->async;
+	for (;;) {
+		bool got = false;
+		uint64_t token;
+		ssize_t r = read(a->fd, &token, sizeof(token));
+
+		if (r < 0)
+			return -1; /* EAGAIN (O_NONBLOCK), EINTR, ... as read() */
+		if (r != (ssize_t)sizeof(token)) {
+			errno = EIO;
+			return -1;
+		}
+		pthread_mutex_lock(&a->lock);
+		if (a->count) {
+			struct async_obj o;
+
+			*event = a->ev[a->head];
+			a->head = (a->head + 1) & (a->cap - 1);
+			a->count--;
+			a->stats.taken++;
+			if (obj_of(event, &o)) {
+				*o.waiting &= (uint8_t) ~(1u << event->event_type);
+				(*o.got)++;
+			}
+			got = true;
+		}
+		pthread_mutex_unlock(&a->lock);
+		if (got)
+			return 0;
+		/* A token with no event: its object was destroyed while this
+		 * call waited (which the contract forbids); wait for the next. */
+	}
+}
+
+void wqe_ack_async_event(struct wqe_async_event *event)
+{
+	struct async_obj o;
+
+	if (!event || !obj_of(event, &o))
+		return;
+	pthread_mutex_lock(&o.ctx->async.lock);
+	if (*o.acked != *o.got)
+		(*o.acked)++;
+	pthread_mutex_unlock(&o.ctx->async.lock);
+}
+
+int wqe_context_async_stats(struct wqe_context *ctx, struct wqe_async_stats *s)
+{
+	if (!ctx || !s)
+		return EINVAL;
+	pthread_mutex_lock(&ctx->async.lock);
+	*s = ctx->async.stats;
+	pthread_mutex_unlock(&ctx->async.lock);
+	return 0;
+}
