@@ -3,7 +3,6 @@
 #include "testutil.h"
 
 #include <string.h>
-#include <time.h>
 
 const struct pair_opts pair_defaults = {
 	.timeout = 8, /* about 1 ms */
@@ -240,26 +239,7 @@ int pair_wait(struct pair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, int m
 	return got;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int pair_wait_time(struct pair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, double seconds)
 {
-	double end = now_s() + seconds;
-	int got = 0;
-
-	while (got < n && now_s() < end) {
-		int r;
-
-		pair_spin(p, 1);
-		r = wqe_poll_cq(cq, n - got, wc + got);
-		if (r > 0)
-			got += r;
-	}
-	return got;
+	return test_wait_cq(p->a.ctx, p->b.ctx, cq, n, wc, seconds);
 }

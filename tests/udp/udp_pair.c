@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 void udp_test_addr(unsigned host, char *out)
@@ -195,26 +194,7 @@ void upair_spin(struct upair *p, int rounds)
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int upair_wait(struct upair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, double seconds)
 {
-	double end = now_s() + seconds;
-	int got = 0;
-
-	while (got < n && now_s() < end) {
-		int r;
-
-		upair_spin(p, 1);
-		r = wqe_poll_cq(cq, n - got, wc + got);
-		if (r > 0)
-			got += r;
-	}
-	return got;
+	return test_wait_cq(p->a.ctx, p->b.ctx, cq, n, wc, seconds);
 }

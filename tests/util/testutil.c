@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "testutil.h"
 
+#include "wqe/link.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 unsigned long test_checks;
 unsigned long test_failures;
@@ -133,6 +136,32 @@ void test_qp_attr_for(enum wqe_qp_type t, enum wqe_qp_state next, struct wqe_qp_
 	default:
 		break;
 	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int test_wait_cq(struct wqe_context *a, struct wqe_context *b, struct wqe_cq *cq, int n,
+		 struct wqe_wc *wc, double seconds)
+{
+	double end = now_s() + seconds;
+	int got = 0;
+
+	while (got < n && now_s() < end) {
+		int r;
+
+		wqe_progress(a);
+		wqe_progress(b);
+		r = wqe_poll_cq(cq, n - got, wc + got);
+		if (r > 0)
+			got += r;
+	}
+	return got;
 }
 
 int test_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, uint32_t dest_qpn, enum wqe_mtu mtu)

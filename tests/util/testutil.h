@@ -74,6 +74,11 @@ void test_rng_fill(struct test_rng *r, void *p, size_t n);
  */
 enum wqe_format test_format(void);
 
+/* Progress on contexts @a and @b (in turn) until @cq has @n completions or
+ * @seconds of real time passed; returns how many were written to @wc. */
+int test_wait_cq(struct wqe_context *a, struct wqe_context *b, struct wqe_cq *cq, int n,
+		 struct wqe_wc *wc, double seconds);
+
 /* Moves @qp RESET -> INIT -> RTR -> RTS with every required attribute.
  * Returns 0 or the first failing errno. */
 int test_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, uint32_t dest_qpn, enum wqe_mtu mtu);
