@@ -276,15 +276,9 @@ int wqe_get_async_event(struct wqe_context *ctx, struct wqe_async_event *event)
 	a = &ctx->async;
 	for (;;) {
 		bool got = false;
-		uint64_t token;
-		ssize_t r = read(a->fd, &token, sizeof(token));
 
-		if (r < 0)
-			return -1; /* EAGAIN (O_NONBLOCK), EINTR, ... as read() */
-		if (r != (ssize_t)sizeof(token)) {
-			errno = EIO;
+		if (verbs_efd_take(a->fd))
 			return -1;
-		}
 		pthread_mutex_lock(&a->lock);
 		if (a->count) {
 			struct async_obj o;

@@ -23,6 +23,20 @@
 /* Most events a channel holds: the ring's size stays a uint32_t power of two. */
 #define EV_MAX (1u << 31)
 
+int verbs_efd_take(int fd)
+{
+	uint64_t token;
+	ssize_t r = read(fd, &token, sizeof(token));
+
+	if (r < 0)
+		return -1; /* EAGAIN (O_NONBLOCK), EINTR, ... as read() */
+	if (r != (ssize_t)sizeof(token)) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
 struct wqe_comp_channel *wqe_create_comp_channel(struct wqe_context *ctx)
 {
 	struct comp_channel *ch;
@@ -153,15 +167,9 @@ int wqe_get_cq_event(struct wqe_comp_channel *channel, struct wqe_cq **cq, void 
 	ch = channel_of(channel);
 	for (;;) {
 		struct wqe_cq *got = NULL;
-		uint64_t token;
-		ssize_t r = read(channel->fd, &token, sizeof(token));
 
-		if (r < 0)
-			return -1; /* EAGAIN (O_NONBLOCK), EINTR, ... as read() */
-		if (r != (ssize_t)sizeof(token)) {
-			errno = EIO;
+		if (verbs_efd_take(channel->fd))
 			return -1;
-		}
 		pthread_mutex_lock(&ch->lock);
 		if (ch->ev_count) {
 			got = ch->ev[ch->ev_head];

@@ -115,6 +115,11 @@ void verbs_cq_event(struct cqc *c);
 int verbs_cq_detach(struct wqe_cq *cq);
 
 /* Asynchronous events (async.c). */
+/* Takes one event's token from an EFD_SEMAPHORE eventfd (blocking unless
+ * the fd is non-blocking): 0, or -1 with errno as read() sets it (EAGAIN,
+ * EINTR, ...; EIO for a short read). */
+int verbs_efd_take(int fd);
+
 /* Sets up @ctx's event queue and its eventfd and hooks it to the NIC: 0 or
  * an errno (eventfd()'s, or ENOMEM). */
 int verbs_async_init(struct wqe_context *ctx);
