@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_text - the request text form of `wqe encode` (wqe_parse_send_wr).
+ * fuzz_text - the request text form of `wqe encode` (wqe_parse_send_wr,
+ * and with bit 3 of the first byte the receive form, wqe_parse_recv_wr).
  *
- * Input: one byte choosing the QP type and whether a resolver is given,
- * then the line (not NUL-terminated: the parser must stop at @len).
+ * Input: one byte choosing the QP type, whether a resolver is given and
+ * which form, then the line (not NUL-terminated: the parser must stop at @len).
  * Checks beyond "no crash": a refusal names a column inside the line (or
  * just past it) and a NUL-terminated message; an accepted line formats
  * (wqe_format_send_wr) into a line that parses again to the same text
@@ -89,6 +90,35 @@ static void check_encode(const struct wqe_text_wr *w, enum wqe_qp_type t)
 	}
 }
 
+/* The receive form (wqe_parse_recv_wr): the same checks on a refusal, and
+ * format/parse a fixpoint after one round for an accepted line. */
+static void recv_form(const char *line, size_t len, const struct wqe_text_opts *o)
+{
+	static struct wqe_text_recv_wr r1, r2;
+	struct wqe_text_opts plain = *o;
+	struct wqe_text_err err;
+	int n1, n2;
+
+	memset(&err, 0x5a, sizeof(err));
+	if (wqe_parse_recv_wr(line, len, o, &r1, &err)) {
+		if (err.column < 1 || err.column > len + 1)
+			fz_die("recv: error column %u for a line of %zu bytes", err.column, len);
+		if (!memchr(err.msg, 0, sizeof(err.msg)) || !err.msg[0])
+			fz_die("recv: error message empty or not NUL-terminated");
+		return;
+	}
+	n1 = wqe_format_recv_wr(&r1.wr, line1, sizeof(line1));
+	if (n1 < 0 || (size_t)n1 >= sizeof(line1))
+		fz_die("recv: an accepted request does not format (%d)", n1);
+	plain.resolve = NULL;
+	if (wqe_parse_recv_wr(line1, (size_t)n1, &plain, &r2, &err))
+		fz_die("recv: formatted line refused at column %u (%s): %s", err.column, err.msg,
+		       line1);
+	n2 = wqe_format_recv_wr(&r2.wr, line2, sizeof(line2));
+	if (n2 != n1 || memcmp(line1, line2, (size_t)n1))
+		fz_die("recv: format/parse is not a fixpoint:\n  %s\n  %s", line1, line2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -114,6 +144,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data + 1, len);
 	line = copy;
+	if (data[0] & 8) {
+		recv_form(line, len, &o);
+		free(copy);
+		return 0;
+	}
 	memset(&err, 0x5a, sizeof(err));
 	if (wqe_parse_send_wr(line, len, &o, &w1, &err)) {
 		if (err.column < 1 || err.column > len + 1)

@@ -123,8 +123,9 @@ WQE_API int wqe_calc_rq(enum wqe_format fmt, struct wqe_qp_cap *cap, uint32_t *s
  * @slot_bytes: the slot's size (wqe_calc_rq()); the whole slot is written.
  *
  * The slot is cleared first, then:
- *   mlx5: one 16-byte data segment per SGE (zero-length ones too), then,
- *         if the slot has room, an end segment with lkey 0x100.
+ *   mlx5: one 16-byte data segment per SGE of non-zero length (as
+ *         rdma-core's mlx5_post_recv(), which skips empty ones), then, if
+ *         the slot has room, an end segment with lkey 0x100.
  *   rxe:  struct rxe_recv_wqe as rdma-core's rxe provider fills it
  *         (rxe_post_one_recv()): wr_id, the SGE array copied as given,
  *         dma.length = dma.resid = the sum of the lengths, dma.num_sge,

@@ -8,6 +8,8 @@
  *   OPCODE [key=value ...]            # a comment runs to the end of the line
  *
  *   OPCODE   send send_imm send_inv write write_imm read cas faa
+ *            (wqe_parse_send_wr); recv, a receive request, takes id= and
+ *            sge= only (wqe_parse_recv_wr, below)
  *   id=N                 wr_id (64 bits)
  *   sge=ADDR:LEN:LKEY    one scatter/gather entry; repeatable, kept in order
  *   inline=HEX           payload bytes carried in the request; sets INLINE
@@ -149,6 +151,45 @@ WQE_API int wqe_format_send_wr(const struct wqe_send_wr *wr, enum wqe_qp_type t,
 			       size_t cap);
 
 /*
+ * The receive request form (wqe_parse_recv_wr(), wqe_format_recv_wr()):
+ *
+ *   recv [id=N] [sge=ADDR:LEN:LKEY ...]
+ *
+ * id= and sge= as for a send (sge= repeats, at most WQE_DESC_MAX_SGE; a
+ * name needs the resolver); no other key applies. A receive takes no
+ * flags, no inline data and no address: it goes to the receive ring.
+ */
+
+/* A parsed receive request and its SGEs (wr.sg_list points at @sge). */
+struct wqe_text_recv_wr {
+	struct wqe_recv_wr wr;
+	struct wqe_sge sge[WQE_DESC_MAX_SGE];
+};
+
+/*
+ * wqe_parse_recv_wr - parse one receive request line. Arguments and
+ * errors as wqe_parse_send_wr() (@opts only for its resolver; the QP type
+ * does not matter): EINVAL for an opcode other than recv, an unknown key
+ * or one that is not id= or sge=, a key given twice (only sge= repeats), a
+ * missing '=', a malformed or out-of-range value, more than
+ * WQE_DESC_MAX_SGE sge= entries, a name the resolver refused.
+ */
+WQE_API int wqe_parse_recv_wr(const char *line, size_t len, const struct wqe_text_opts *opts,
+			      struct wqe_text_recv_wr *out, struct wqe_text_err *err);
+
+/*
+ * wqe_format_recv_wr - write @wr as one receive request line (no
+ * newline), such that wqe_parse_recv_wr() of it gives it back; id= is
+ * left out when wr_id is 0. wr->next is ignored. Returns as
+ * wqe_format_send_wr(), or -EINVAL for num_sge < 0 or over
+ * WQE_DESC_MAX_SGE, or a NULL sg_list with num_sge > 0.
+ */
+WQE_API int wqe_format_recv_wr(const struct wqe_recv_wr *wr, char *buf, size_t cap);
+
+/* 1 if the first word of @line (@len bytes at most) is "recv". */
+WQE_API int wqe_text_is_recv(const char *line, size_t len);
+
+/*
  * A reader of request lines from a text buffer: yields each line that is
  * not blank or comment-only, with its 1-based line number. LF and CRLF
  * line ends are accepted. Not thread-safe for one reader; readers are
@@ -242,6 +283,29 @@ WQE_API enum wqe_decode_err wqe_describe(enum wqe_format fmt, const struct wqe_d
 WQE_API enum wqe_decode_err wqe_print_wqe(FILE *f, enum wqe_format fmt,
 					  const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
 					  size_t len);
+
+/*
+ * wqe_print_recv_wqe - print the receive WQE in one slot of @len bytes
+ * (wqe_calc_rq()) to @f, as wqe_print_wqe() prints a send WQE: grouped by
+ * segment, 16 bytes a line, each field named and decoded beside its bytes,
+ * the bytes of the slot after the WQE as one "unused" group (zero runs
+ * shown as "*"), then a summary line, e.g. "48 bytes used of a 64-byte
+ * slot: 2 data segments naming 1280 bytes, then the end marker".
+ * Segments: mlx5 "data[i]" and "end"; rxe "wr", "dma", "sge[i]".
+ * wqe_decode_recv() is called first: returns its result, or
+ * WQE_DEC_BAD_FIELD for a NULL @f or @slot; on an error nothing is
+ * printed. Uses about 30 KB of stack for the field list.
+ * Thread-safe as far as stdio is.
+ */
+WQE_API enum wqe_decode_err wqe_print_recv_wqe(FILE *f, enum wqe_format fmt, const uint8_t *slot,
+					       size_t len);
+
+/*
+ * wqe_print_recv_desc - print a decoded receive WQE (what the NIC side
+ * sees) field by field to @f: format, wr_id (rxe; mlx5 slots carry none),
+ * size, num_sge, each SGE, total_len. @slot_bytes is the slot's size.
+ */
+WQE_API void wqe_print_recv_desc(FILE *f, const struct wqe_recv_desc *d, uint32_t slot_bytes);
 
 /*
  * wqe_print_desc - print a decoded WQE (what the NIC side sees) field by

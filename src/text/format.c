@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one-line Work Request text form: the formatter, the inverse of
- * wqe_parse_send_wr() (see wqe/text.h).
+ * wqe_parse_send_wr() and wqe_parse_recv_wr() (see wqe/text.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -201,6 +201,26 @@ int wqe_format_send_wr(const struct wqe_send_wr *wr, enum wqe_qp_type t, char *b
 	else
 		put_sges(&o, wr);
 	put_flags(&o, wr->send_flags);
+	if (o.len > INT32_MAX)
+		return -EINVAL;
+	return (int)o.len;
+}
+
+int wqe_format_recv_wr(const struct wqe_recv_wr *wr, char *buf, size_t cap)
+{
+	struct out o = {.buf = buf, .cap = buf ? cap : 0, .len = 0};
+
+	if (o.cap)
+		buf[0] = '\0';
+	if (!wr || wr->num_sge < 0 || (unsigned int)wr->num_sge > WQE_DESC_MAX_SGE ||
+	    (wr->num_sge > 0 && !wr->sg_list))
+		return -EINVAL;
+	put(&o, "%s", text_recv_opcode.name);
+	if (wr->wr_id)
+		put_key(&o, TK_ID, wr->wr_id, 0);
+	for (int i = 0; i < wr->num_sge; i++)
+		put(&o, " sge=0x%" PRIx64 ":%" PRIu32 ":0x%" PRIx32, wr->sg_list[i].addr,
+		    wr->sg_list[i].length, wr->sg_list[i].lkey);
 	if (o.len > INT32_MAX)
 		return -EINVAL;
 	return (int)o.len;

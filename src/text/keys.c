@@ -17,6 +17,8 @@ const struct text_opcode text_opcodes[] = {
 	{"faa", WQE_WR_ATOMIC_FETCH_AND_ADD, TK_COMMON | TK_REMOTE | TK_BIT(TK_ADD)},
 };
 const unsigned int text_num_opcodes = sizeof(text_opcodes) / sizeof(text_opcodes[0]);
+/* The opcode field is unused: a receive has none. */
+const struct text_opcode text_recv_opcode = {"recv", WQE_WR_SEND, TK_BIT(TK_ID) | TK_BIT(TK_SGE)};
 
 const struct text_keydef text_keys[TK_COUNT] = {
 	[TK_ID] = {"id", 64},        [TK_SGE] = {"sge", 0},       [TK_INLINE] = {"inline", 0},

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one-line Work Request text form: the parser. The grammar is
+ * The one-line Work Request text form: the parser, of send requests and
+ * (the recv opcode, id= and sge= only) receive requests. The grammar is
  * documented in wqe/text.h (tables in keys.c); docs/cli.md has examples.
  */
 #include <arpa/inet.h>
@@ -14,7 +15,10 @@ struct parser {
 	const char *s;
 	size_t len; /* up to the comment or the end */
 	const struct wqe_text_opts *opts;
-	struct wqe_text_wr *out;
+	struct wqe_text_wr *out; /* a send request; NULL for a receive */
+	struct wqe_sge *sge;     /* where sge= entries go (either request) */
+	int *num_sge;
+	uint64_t *wr_id;
 	struct wqe_text_err *err;
 	const struct text_opcode *op;
 	uint32_t seen; /* TK_BIT of each key given */
@@ -241,13 +245,12 @@ static const void *find_char(const struct parser *p, size_t b, size_t e, char c)
 
 static int parse_sge(struct parser *p, size_t kb, size_t b, size_t e)
 {
-	struct wqe_text_wr *o = p->out;
 	const char *c1, *c2;
 	size_t p1, p2;
 	uint64_t addr, len, lkey;
 	int rc;
 
-	if ((unsigned int)o->wr.num_sge >= WQE_DESC_MAX_SGE)
+	if ((unsigned int)*p->num_sge >= WQE_DESC_MAX_SGE)
 		return perr(p, kb, "too many sge= entries: at most %u", WQE_DESC_MAX_SGE);
 	c1 = find_char(p, b, e, ':');
 	if (!c1)
@@ -264,10 +267,10 @@ static int parse_sge(struct parser *p, size_t kb, size_t b, size_t e)
 		rc = parse_ref(p, p2 + 1, e, "for the lkey in 'sge='", WQE_TEXT_REF_LKEY, &lkey);
 	if (rc)
 		return rc;
-	o->sge[o->wr.num_sge].addr = addr;
-	o->sge[o->wr.num_sge].length = (uint32_t)len;
-	o->sge[o->wr.num_sge].lkey = (uint32_t)lkey;
-	o->wr.num_sge++;
+	p->sge[*p->num_sge].addr = addr;
+	p->sge[*p->num_sge].length = (uint32_t)len;
+	p->sge[*p->num_sge].lkey = (uint32_t)lkey;
+	(*p->num_sge)++;
 	return 0;
 }
 
@@ -391,12 +394,19 @@ static int is_atomic(enum wqe_wr_opcode op)
 /* Stores a plain number @v of key @k where it belongs. */
 static void store_num(struct parser *p, enum text_key k, uint64_t v)
 {
-	struct wqe_send_wr *wr = &p->out->wr;
-	struct wqe_ah_attr *ah = &p->out->ah.attr;
+	struct wqe_send_wr *wr;
+	struct wqe_ah_attr *ah;
 	uint8_t imm[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
 
+	if (k == TK_ID) {
+		*p->wr_id = v;
+		return;
+	}
+	if (!p->out)
+		return; /* a receive takes id= and sge= only (check_key) */
+	wr = &p->out->wr;
+	ah = &p->out->ah.attr;
 	switch (k) {
-	case TK_ID: wr->wr_id = v; break;
 	case TK_RADDR:
 		if (is_atomic(p->op->opcode))
 			wr->wr.atomic.remote_addr = v;
@@ -556,31 +566,91 @@ static size_t request_len(const char *line, size_t len)
 	return n;
 }
 
+/* The opcode, then key=value pairs, of the request at p->s. */
+static int parse_request(struct parser *p, size_t len,
+			 int (*opcode)(struct parser *p, size_t b, size_t e))
+{
+	size_t pos, end;
+	int rc;
+
+	p->len = p->s ? request_len(p->s, len) : 0;
+	pos = skip_space(p, 0);
+	end = token_end(p, pos);
+	rc = opcode(p, pos, end);
+	for (pos = skip_space(p, end); !rc && pos < p->len; pos = skip_space(p, end)) {
+		end = token_end(p, pos);
+		rc = parse_pair(p, pos, end);
+	}
+	return rc;
+}
+
+static void clear_err(struct wqe_text_err *err)
+{
+	if (err) {
+		err->column = 0;
+		err->msg[0] = '\0';
+	}
+}
+
 int wqe_parse_send_wr(const char *line, size_t len, const struct wqe_text_opts *opts,
 		      struct wqe_text_wr *out, struct wqe_text_err *err)
 {
 	static const struct wqe_text_opts rc_opts = {.qp_type = WQE_QPT_RC};
 	struct parser p = {.s = line, .opts = opts ? opts : &rc_opts, .out = out, .err = err};
-	size_t pos, end;
 	int rc;
 
-	if (err) {
-		err->column = 0;
-		err->msg[0] = '\0';
-	}
+	clear_err(err);
 	if (!out || (!line && len))
 		return perr(&p, 0, "no request given");
 	memset(out, 0, sizeof(*out));
-	p.len = line ? request_len(line, len) : 0;
-	pos = skip_space(&p, 0);
-	end = token_end(&p, pos);
-	rc = parse_opcode(&p, pos, end);
-	for (pos = skip_space(&p, end); !rc && pos < p.len; pos = skip_space(&p, end)) {
-		end = token_end(&p, pos);
-		rc = parse_pair(&p, pos, end);
-	}
+	p.sge = out->sge;
+	p.num_sge = &out->wr.num_sge;
+	p.wr_id = &out->wr.wr_id;
+	rc = parse_request(&p, len, parse_opcode);
 	if (rc)
 		return rc;
 	finish(&p);
 	return 0;
+}
+
+static int parse_recv_opcode(struct parser *p, size_t b, size_t e)
+{
+	if (span_is(p, b, e, text_recv_opcode.name)) {
+		p->op = &text_recv_opcode;
+		return 0;
+	}
+	if (b == e)
+		return perr(p, b, "empty request: expected an opcode (recv)");
+	return perr(p, b, "unknown opcode '%.*s': expected recv (a receive request)", (int)(e - b),
+		    p->s + b);
+}
+
+int wqe_parse_recv_wr(const char *line, size_t len, const struct wqe_text_opts *opts,
+		      struct wqe_text_recv_wr *out, struct wqe_text_err *err)
+{
+	static const struct wqe_text_opts rc_opts = {.qp_type = WQE_QPT_RC};
+	struct parser p = {.s = line, .opts = opts ? opts : &rc_opts, .err = err};
+	int rc;
+
+	clear_err(err);
+	if (!out || (!line && len))
+		return perr(&p, 0, "no request given");
+	memset(out, 0, sizeof(*out));
+	p.sge = out->sge;
+	p.num_sge = &out->wr.num_sge;
+	p.wr_id = &out->wr.wr_id;
+	rc = parse_request(&p, len, parse_recv_opcode);
+	out->wr.sg_list = out->sge;
+	return rc;
+}
+
+int wqe_text_is_recv(const char *line, size_t len)
+{
+	struct parser p = {.s = line};
+	size_t b, e;
+
+	p.len = line ? request_len(line, len) : 0;
+	b = skip_space(&p, 0);
+	e = token_end(&p, b);
+	return span_is(&p, b, e, text_recv_opcode.name);
 }

@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "wqe/text.h"
+#include "text/text_int.h"
 
 /* Bytes of a field shown beside its name; longer fields are cut. */
 #define FIELD_BYTES_SHOWN 8u
@@ -21,9 +21,8 @@ static bool zero_line(const uint8_t *p, uint32_t n)
 	return true;
 }
 
-/* @squeeze: a run of all-zero full lines after the first is one "*" line. */
-static void print_hex_lines(FILE *f, const uint8_t *p, uint32_t off, uint32_t len,
-			    const char *indent, bool squeeze)
+void text_print_hex_lines(FILE *f, const uint8_t *p, uint32_t off, uint32_t len,
+			  const char *indent, bool squeeze)
 {
 	bool starred = false;
 
@@ -42,7 +41,7 @@ static void print_hex_lines(FILE *f, const uint8_t *p, uint32_t off, uint32_t le
 	}
 }
 
-static void print_field(FILE *f, const struct wqe_field *fd, const uint8_t *wqe)
+void text_print_field(FILE *f, const struct wqe_field *fd, const uint8_t *wqe)
 {
 	char bytes[3 * FIELD_BYTES_SHOWN + 4];
 	uint32_t shown = fd->length <= FIELD_BYTES_SHOWN ? fd->length : FIELD_BYTES_SHOWN - 2;
@@ -108,9 +107,9 @@ enum wqe_decode_err wqe_print_wqe(FILE *f, enum wqe_format fmt, const struct wqe
 
 		fprintf(f, "  %-10s bytes %" PRIu32 "-%" PRIu32 "\n", d.field[i].segment, start,
 			stop - 1);
-		print_hex_lines(f, wqe, start, stop - start, "    ", fmt == WQE_FORMAT_RXE);
+		text_print_hex_lines(f, wqe, start, stop - start, "    ", fmt == WQE_FORMAT_RXE);
 		for (; i < end; i++)
-			print_field(f, &d.field[i], wqe);
+			text_print_field(f, &d.field[i], wqe);
 	}
 	print_summary(f, &d.desc, wqe);
 	return WQE_DEC_OK;

@@ -6,7 +6,9 @@
 #ifndef WQE_TEXT_INT_H
 #define WQE_TEXT_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "wqe/text.h"
 
@@ -58,9 +60,19 @@ struct text_keydef {
 
 extern const struct text_opcode text_opcodes[];
 extern const unsigned int text_num_opcodes;
+/* The receive request's opcode: recv, which takes id= and sge= only. */
+extern const struct text_opcode text_recv_opcode;
 extern const struct text_keydef text_keys[TK_COUNT];
 
 /* The table entry of @op, or NULL. */
 const struct text_opcode *text_opcode_find(enum wqe_wr_opcode op);
+
+/* The WQE printers' pieces (print.c), shared by the receive printer. */
+/* @len bytes of @p from @off, 16 a line; @squeeze: a run of all-zero full
+ * lines after the first is one "*" line. */
+void text_print_hex_lines(FILE *f, const uint8_t *p, uint32_t off, uint32_t len,
+			  const char *indent, bool squeeze);
+/* One field: its offset, name, first bytes and meaning. */
+void text_print_field(FILE *f, const struct wqe_field *fd, const uint8_t *wqe);
 
 #endif /* WQE_TEXT_INT_H */

@@ -156,4 +156,22 @@ int cli_check_request(const struct cli_check *qp, const struct wqe_send_wr *wr, 
  * opcode when @key is "". 1 if not found. */
 uint32_t cli_key_column(const char *line, size_t len, const char *key, int nth);
 
+/* Receive WQEs (recv.c). */
+struct cli_recv_cfg {
+	enum wqe_format fmt[CLI_MAX_FORMATS]; /* shown one after the other */
+	size_t nfmt;
+	uint32_t max_recv_sge; /* sizes the slot (wqe_calc_rq) */
+	int raw;               /* one hex line per slot (one format) */
+};
+/* The receive slot of a QP with @max_recv_sge SGEs (wqe_calc_rq): 0 or -1. */
+int cli_recv_slot_bytes(enum wqe_format fmt, uint32_t max_recv_sge, uint32_t *slot);
+/* wqe encode of receive request lines in @buf (@input names it in errors):
+ * a CLI_* exit status, everything printed or (on an error) nothing. */
+int cli_encode_recv(const struct cli_recv_cfg *cfg, const char *buf, size_t len,
+		    const char *input);
+/* wqe decode --recv: @n bytes (whole slots of @slot bytes) -> each decoded
+ * receive WQE, or (@request) its request line. A CLI_* exit status: 1 if
+ * the decoder refuses a slot (its error printed, nothing else). */
+int cli_decode_recv(enum wqe_format fmt, uint32_t slot, int request, const uint8_t *b, size_t n);
+
 #endif /* WQE_CLI_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wqe decode: WQE bytes -> the annotated WQE and what the NIC decodes, or
- * (--request) the Work Request text that encodes to the same bytes.
+ * (--request) the Work Request text that encodes to the same bytes; with
+ * --recv, the same for the slots of a receive ring (recv.c).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -18,6 +19,9 @@ struct decode_cfg {
 	uint32_t max_sge;   /* rxe: the sizing the slot is derived from */
 	uint32_t max_inline;
 	int slot_given, sizing_given;
+	int recv;              /* --recv: receive slots */
+	uint32_t max_recv_sge; /* --recv: the sizing the slot is derived from */
+	int recv_sge_given;
 };
 
 /* A Work Request rebuilt from a decoded WQE, with its storage. */
@@ -48,6 +52,13 @@ void usage_decode(FILE *f)
 		"  --max-inline N   N SGEs and N bytes inline (default 4 and 0, as encode)\n"
 		"  --qpn N          the QP's number, shown as the NIC knows it (default 0x000123)\n"
 		"  The last WQE may stop early: the rest of its slot is taken as zeros.\n"
+		"receive WQEs (each fills one slot of the receive ring):\n"
+		"  --recv           the bytes are receive slots (mlx5 or rxe, --format)\n"
+		"  --max-recv-sge N the slot wqe_calc_rq gives a QP with N receive SGEs\n"
+		"                   (default 4), or --slot BYTES (a power of two, 16 to 1024\n"
+		"                   for mlx5, 64 to 1024 for rxe); --request prints each\n"
+		"                   slot's 'recv' line. The last slot may stop early: the\n"
+		"                   rest is taken as zeros.\n"
 		"example: wqe decode 0000050a000123020000000800000000 "
 		"000000400000123400007f0000001000\n");
 }
@@ -332,6 +343,13 @@ static int parse_decode_opts(int argc, char **argv, struct decode_cfg *cfg, int 
 		}
 		if (strcmp(argv[i], "--request") == 0)
 			cfg->request = 1;
+		else if (strcmp(argv[i], "--recv") == 0)
+			cfg->recv = 1;
+		else if ((m = cli_opt(argc, argv, &i, "--max-recv-sge", &v)) != 0) {
+			cfg->recv_sge_given = 1;
+			if (m < 0 || cli_parse_u32(v, WQE_DESC_MAX_SGE, &cfg->max_recv_sge))
+				return -1;
+		}
 		else if ((m = cli_opt(argc, argv, &i, "--qp", &v)) != 0) {
 			if (m < 0 || cli_parse_qp(v, &cfg->qp_type))
 				return -1;
@@ -388,10 +406,48 @@ static int rxe_slot(struct decode_cfg *cfg)
 	return CLI_OK;
 }
 
+/* --recv: the receive slot, from --slot or --max-recv-sge. */
+static int recv_slot(struct decode_cfg *cfg)
+{
+	uint32_t min = cfg->fmt == WQE_FORMAT_RXE ? 64 : 16;
+
+	if (cfg->sizing_given)
+		return cli_usage_error("decode", usage_decode,
+				       "--max-sge and --max-inline size send slots: with --recv, "
+				       "give --max-recv-sge or --slot");
+	if (cfg->slot_given && cfg->recv_sge_given)
+		return cli_usage_error("decode", usage_decode,
+				       "give --slot or --max-recv-sge, not both");
+	if (cfg->slot_given) {
+		if (cfg->slot < min || cfg->slot > 1024 || (cfg->slot & (cfg->slot - 1)))
+			return cli_usage_error("decode", usage_decode,
+					       "a %s receive slot is a power of two from %u to 1024 bytes",
+					       wqe_format_str(cfg->fmt), min);
+		return CLI_OK;
+	}
+	if (cli_recv_slot_bytes(cfg->fmt, cfg->max_recv_sge, &cfg->slot))
+		return cli_usage_error("decode", usage_decode,
+				       "no %s receive queue takes %u SGEs (--max-recv-sge: 1 to 64, "
+				       "rxe at most 32)",
+				       wqe_format_str(cfg->fmt), cfg->max_recv_sge);
+	return CLI_OK;
+}
+
+/* The slot size of the input: receive slots, rxe send slots, or none (0). */
+static int input_slot(struct decode_cfg *cfg)
+{
+	if (cfg->recv)
+		return recv_slot(cfg);
+	if (cfg->recv_sge_given)
+		return cli_usage_error("decode", usage_decode,
+				       "--max-recv-sge sizes receive slots: give --recv");
+	return rxe_slot(cfg);
+}
+
 int cmd_decode(int argc, char **argv)
 {
 	struct decode_cfg cfg = {.fmt = WQE_FORMAT_MLX5, .qp_type = WQE_QPT_RC,
-				 .qpn = CLI_DEFAULT_QPN, .max_sge = 4};
+				 .qpn = CLI_DEFAULT_QPN, .max_sge = 4, .max_recv_sge = 4};
 	uint8_t *bytes;
 	char *text;
 	size_t len, n;
@@ -399,7 +455,7 @@ int cmd_decode(int argc, char **argv)
 
 	if (parse_decode_opts(argc, argv, &cfg, &first))
 		return cli_usage_error("decode", usage_decode, "bad option or value");
-	if (rxe_slot(&cfg))
+	if (input_slot(&cfg))
 		return CLI_USAGE;
 	text = gather_input(argc, argv, first, &len);
 	if (!text) {
@@ -413,9 +469,10 @@ int cmd_decode(int argc, char **argv)
 		free(text);
 		return CLI_USAGE;
 	}
-	if (cfg.fmt == WQE_FORMAT_RXE)
+	if (cfg.fmt == WQE_FORMAT_RXE || cfg.recv)
 		n = (n + cfg.slot - 1) / cfg.slot * cfg.slot;
-	rc = run_decode(&cfg, bytes, n);
+	rc = cfg.recv ? cli_decode_recv(cfg.fmt, cfg.slot, cfg.request, bytes, n)
+		      : run_decode(&cfg, bytes, n);
 	free(bytes);
 	free(text);
 	return rc;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wqe encode: Work Request text -> the WQE in the send-queue ring, or
- * (--packets, packets.c) the RoCEv2 packets that WQE becomes.
+ * (--packets, packets.c) the RoCEv2 packets that WQE becomes; receive
+ * requests -> the slot of the receive ring (recv.c).
  * Every request is parsed, checked and encoded before anything is printed,
  * so a bad line leaves no partial output.
  */
@@ -18,6 +19,7 @@ struct encode_cfg {
 	struct wqe_encode_qp qp;              /* as the options give it */
 	struct wqe_encode_qp fqp[CLI_MAX_FORMATS]; /* the QP of each format */
 	uint32_t wqe_index;
+	uint32_t max_recv_sge; /* receive requests: sizes their slot */
 	int raw;
 	int max_inline_given;
 	struct cli_pkt_cfg pkt;
@@ -49,6 +51,8 @@ void usage_encode(FILE *f)
 		"  --max-inline N      max_inline_data of the QP (default: what wqe_calc_sq\n"
 		"                      gives a QP with --max-sge SGEs; more inline is an error)\n"
 		"  --sig-all           the QP signals every WQE (sq_sig_all)\n"
+		"  --max-recv-sge N    receive requests: max_recv_sge of the QP (default 4),\n"
+		"                      which sizes the receive slot (wqe_calc_rq)\n"
 		"  --raw               print only the WQE blocks, one lowercase hex line each\n"
 		"                      (rxe: the whole slot)\n"
 		"  --format F[,F]      the WQE format: mlx5 (default) or rxe; 'mlx5,rxe'\n"
@@ -75,11 +79,13 @@ void usage_encode(FILE *f)
 		"  On UD the request's dgid=, dqpn=, sport= and dmac= say where a packet goes.\n"
 		"\n"
 		"REQUEST:  OPCODE [key=value ...]\n"
-		"  OPCODE  send send_imm send_inv write write_imm read cas faa\n"
+		"  OPCODE  send send_imm send_inv write write_imm read cas faa, or recv\n"
 		"  id=N sge=ADDR:LEN:LKEY (repeatable) inline=HEX raddr=ADDR rkey=KEY imm=N\n"
 		"  inv=KEY swap=N compare=N add=N flags=fence,signaled,solicited\n"
 		"  UD: dqpn=N qkey=N sport=N dgid=IP dmac=MAC hop=N tclass=N flow=N sl=N\n"
 		"      sgid_index=N\n"
+		"  recv id=N sge=ADDR:LEN:LKEY (repeatable): a receive request, encoded into\n"
+		"  one slot of the receive ring; the input is all receive or all send requests\n"
 		"example: wqe encode 'write raddr=0x200000000040 rkey=0xabcd "
 		"inline=a0a1a2a3 flags=signaled'\n");
 }
@@ -103,6 +109,8 @@ static int parse_encode_opt(int argc, char **argv, int *i, struct encode_cfg *cf
 			       ? -1
 			       : 0;
 	}
+	if ((m = cli_opt(argc, argv, i, "--max-recv-sge", &v)) != 0)
+		return m < 0 || cli_parse_u32(v, WQE_DESC_MAX_SGE, &cfg->max_recv_sge) ? -1 : 0;
 	if ((m = cli_opt(argc, argv, i, "--format", &v)) != 0)
 		return m < 0 || cli_parse_formats(v, cfg->fmt, &cfg->nfmt) ? -1 : 0;
 	if (strcmp(argv[*i], "--sig-all") == 0) {
@@ -218,6 +226,10 @@ static int encode_line(struct encode_run *r, const char *line, size_t len, uint3
 
 	if (next_slot(r))
 		return line_error(r, lineno, 1, "out of memory");
+	if (wqe_text_is_recv(line, len))
+		return line_error(r, lineno, cli_key_column(line, len, "", 1),
+				  "a receive request among send requests: they go to different "
+				  "rings, give them on their own");
 	if (wqe_parse_send_wr(line, len, &opts, &r->req, &err))
 		return line_error(r, lineno, err.column, err.msg);
 	for (size_t k = 0; k < cfg->nfmt; k++)
@@ -305,6 +317,33 @@ static void free_run(struct encode_run *r)
 	free(r);
 }
 
+/* Is the first request line of @buf a receive request? */
+static int first_is_recv(const char *buf, size_t len)
+{
+	struct wqe_text_reader rd;
+	const char *line;
+	size_t n;
+	uint32_t lineno;
+
+	wqe_text_reader_init(&rd, buf, len);
+	return wqe_text_reader_next(&rd, &line, &n, &lineno) && wqe_text_is_recv(line, n);
+}
+
+/* Receive requests: their own ring, their own slot (recv.c). */
+static int run_encode_recv(const struct encode_cfg *cfg, const char *buf, size_t len,
+			   const char *input)
+{
+	struct cli_recv_cfg rc = {.nfmt = cfg->nfmt, .max_recv_sge = cfg->max_recv_sge,
+				  .raw = cfg->raw};
+
+	if (cfg->pkt.on)
+		return cli_usage_error("encode", usage_encode,
+				       "--packets takes send requests: a receive WQE sends nothing");
+	for (size_t k = 0; k < cfg->nfmt; k++)
+		rc.fmt[k] = cfg->fmt[k];
+	return cli_encode_recv(&rc, buf, len, input);
+}
+
 static int run_encode(const struct encode_cfg *cfg, const char *arg)
 {
 	struct encode_run *r = calloc(1, sizeof(*r));
@@ -324,7 +363,21 @@ static int run_encode(const struct encode_cfg *cfg, const char *arg)
 			return CLI_USAGE;
 		}
 	}
-	rc = arg ? encode_all(r, arg, strlen(arg)) : encode_all(r, buf, len);
+	if (arg) {
+		buf = strdup(arg);
+		len = strlen(arg);
+		if (!buf) {
+			free_run(r);
+			return CLI_FAIL;
+		}
+	}
+	if (first_is_recv(buf, len)) {
+		rc = run_encode_recv(cfg, buf, len, r->input);
+		free(buf);
+		free_run(r);
+		return rc;
+	}
+	rc = encode_all(r, buf, len);
 	if (rc == CLI_OK && cfg->pkt.on)
 		rc = cli_packets(&cfg->pkt, cfg->fmt[0], &cfg->fqp[0], r->out[0], r->count,
 				 r->input);
@@ -377,6 +430,7 @@ int cmd_encode(int argc, char **argv)
 	cfg.qp.qp_type = WQE_QPT_RC;
 	cfg.qp.qpn = CLI_DEFAULT_QPN;
 	cfg.qp.max_send_sge = 4;
+	cfg.max_recv_sge = 4;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-") == 0)
 			continue; /* stdin, the default */
