@@ -2,9 +2,6 @@
 #include "async_util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -13,52 +10,29 @@
 int as_open(struct as_env *e, enum wqe_qp_type t, enum wqe_mtu mtu, const struct wqe_fault_cfg *f,
 	    const struct pair_opts *o)
 {
-	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
-			     WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC;
-
 	memset(e, 0, sizeof(*e));
 	e->o = o ? *o : pair_defaults;
 	e->mtu = mtu;
-	if (pair_open_opts(&e->p, t, mtu, f, 64, &e->o))
-		return -1;
-	e->a_buf = calloc(1, AS_BUF);
-	e->b_buf = calloc(1, AS_BUF);
-	if (!e->a_buf || !e->b_buf)
-		return -1;
-	e->a_mr = wqe_reg_mr(e->p.a.pd, e->a_buf, AS_BUF, all);
-	e->b_mr = wqe_reg_mr(e->p.b.pd, e->b_buf, AS_BUF, all);
-	if (!e->a_mr || !e->b_mr)
+	if (pair_open_opts(&e->p, t, mtu, f, 64, &e->o) ||
+	    pair_reg_bufs(&e->p, AS_BUF, &e->a_buf, &e->b_buf, &e->a_mr, &e->b_mr))
 		return -1;
 	return as_set_nonblock(e->p.a.ctx, 1) || as_set_nonblock(e->p.b.ctx, 1) ? -1 : 0;
 }
 
 void as_close(struct as_env *e)
 {
-	if (e->a_mr)
-		wqe_dereg_mr(e->a_mr);
-	if (e->b_mr)
-		wqe_dereg_mr(e->b_mr);
+	pair_free_bufs(e->a_buf, e->b_buf, e->a_mr, e->b_mr);
 	pair_close(&e->p);
-	free(e->a_buf);
-	free(e->b_buf);
 }
 
 int as_set_nonblock(struct wqe_context *ctx, int on)
 {
-	int fd = wqe_context_async_fd(ctx);
-	int fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);
-
-	if (fl < 0)
-		return -1;
-	fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
-	return fcntl(fd, F_SETFL, fl) < 0 ? -1 : 0;
+	return test_fd_nonblock(wqe_context_async_fd(ctx), on);
 }
 
 int as_readable(struct wqe_context *ctx)
 {
-	struct pollfd p = {.fd = wqe_context_async_fd(ctx), .events = POLLIN};
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+	return test_fd_readable(wqe_context_async_fd(ctx));
 }
 
 int as_take(struct wqe_context *ctx, struct wqe_async_event *ev)
@@ -113,85 +87,14 @@ void as_none_at(struct wqe_context *ctx, const char *file, int line)
 
 struct wqe_qp *as_qp(struct as_env *e, struct ep *ep, struct wqe_cq *scq, struct wqe_cq *rcq)
 {
-	struct wqe_qp_init_attr ia;
-
-	memset(&ia, 0, sizeof(ia));
-	ia.qp_type = e->p.type;
-	ia.send_cq = scq ? scq : ep->scq;
-	ia.recv_cq = rcq ? rcq : ep->rcq;
-	ia.cap.max_send_wr = 64;
-	ia.cap.max_recv_wr = 64;
-	ia.cap.max_send_sge = 4;
-	ia.cap.max_recv_sge = 4;
-	ia.cap.max_inline_data = e->o.max_inline;
-	return wqe_create_qp(ep->pd, &ia);
-}
-
-/* The pair's addresses (tests/e2e/pair.c): side @idx has MAC
- * 02:00:00:00:00:idx and GID ::ffff:192.0.2.idx. */
-static void peer_av(struct wqe_ah_attr *aa, int peer_idx)
-{
-	memset(aa, 0, sizeof(*aa));
-	aa->port_num = 1;
-	aa->dmac[0] = 0x02;
-	aa->dmac[5] = (uint8_t)peer_idx;
-	test_gid_v4(&aa->grh.dgid, 192, 0, 2, (uint8_t)peer_idx);
-	aa->grh.hop_limit = 64;
+	return pair_new_qp(ep, e->p.type, scq, rcq, 64, &e->o);
 }
 
 int as_connect(struct as_env *e, struct wqe_qp *qp, int idx, uint32_t peer_qpn,
 	       enum wqe_qp_state upto, uint32_t sq_psn, uint32_t rq_psn)
 {
-	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
-	enum wqe_qp_type t = e->p.type;
-	const struct pair_opts *o = &e->o;
-
-	for (int i = 0; i < 3 && steps[i] <= upto; i++) {
-		struct wqe_qp_attr a;
-		int mask = WQE_QP_STATE, err;
-
-		memset(&a, 0, sizeof(a));
-		a.qp_state = steps[i];
-		if (steps[i] == WQE_QPS_INIT) {
-			a.port_num = 1;
-			mask |= WQE_QP_PKEY_INDEX | WQE_QP_PORT;
-			if (t == WQE_QPT_UD) {
-				a.qkey = 0x11111111;
-				mask |= WQE_QP_QKEY;
-			} else {
-				a.qp_access_flags = WQE_ACCESS_REMOTE_WRITE |
-						    WQE_ACCESS_REMOTE_READ |
-						    WQE_ACCESS_REMOTE_ATOMIC;
-				mask |= WQE_QP_ACCESS_FLAGS;
-			}
-		} else if (steps[i] == WQE_QPS_RTR && t != WQE_QPT_UD) {
-			a.path_mtu = e->mtu;
-			a.dest_qp_num = peer_qpn;
-			a.rq_psn = rq_psn;
-			peer_av(&a.ah_attr, 3 - idx);
-			mask |= WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN;
-			if (t == WQE_QPT_RC) {
-				a.max_dest_rd_atomic = 16;
-				a.min_rnr_timer = o->min_rnr_timer;
-				mask |= WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER;
-			}
-		} else if (steps[i] == WQE_QPS_RTS) {
-			a.sq_psn = sq_psn;
-			mask |= WQE_QP_SQ_PSN;
-			if (t == WQE_QPT_RC) {
-				a.timeout = o->timeout;
-				a.retry_cnt = o->retry_cnt;
-				a.rnr_retry = o->rnr_retry;
-				a.max_rd_atomic = o->max_rd_atomic;
-				mask |= WQE_QP_TIMEOUT | WQE_QP_RETRY_CNT | WQE_QP_RNR_RETRY |
-					WQE_QP_MAX_QP_RD_ATOMIC;
-			}
-		}
-		err = wqe_modify_qp(qp, &a, mask);
-		if (err)
-			return err;
-	}
-	return 0;
+	return pair_connect_qp(qp, e->p.type, 3 - idx, peer_qpn, e->mtu, &e->o, upto, sq_psn,
+			       rq_psn);
 }
 
 int as_modify(struct wqe_qp *qp, enum wqe_qp_state s)

@@ -2,6 +2,7 @@
 #include "pair.h"
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const struct pair_opts pair_defaults = {
@@ -17,7 +18,6 @@ static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,
 		   const struct pair_opts *o)
 {
 	struct wqe_context_attr ca;
-	struct wqe_qp_init_attr ia;
 
 	memset(&ca, 0, sizeof(ca));
 	ca.format = test_format();
@@ -48,42 +48,72 @@ static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,
 	}
 	if (!e->pd || !e->scq || !e->rcq)
 		return -1;
+	e->qp = pair_new_qp(e, t, NULL, NULL, max_wr, o);
+	return e->qp ? 0 : -1;
+}
+
+struct wqe_qp *pair_new_qp(const struct ep *e, enum wqe_qp_type t, struct wqe_cq *scq,
+			   struct wqe_cq *rcq, uint32_t max_wr, const struct pair_opts *o)
+{
+	struct wqe_qp_init_attr ia;
+
 	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->scq;
-	ia.recv_cq = e->rcq;
+	ia.send_cq = scq ? scq : e->scq;
+	ia.recv_cq = rcq ? rcq : e->rcq;
 	ia.qp_type = t;
 	ia.cap.max_send_wr = max_wr;
 	ia.cap.max_recv_wr = max_wr;
 	ia.cap.max_send_sge = 4;
 	ia.cap.max_recv_sge = 4;
 	ia.cap.max_inline_data = o->max_inline;
-	e->qp = wqe_create_qp(e->pd, &ia);
-	return e->qp ? 0 : -1;
+	return wqe_create_qp(e->pd, &ia);
 }
 
-static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wqe_qp_type t,
-		      enum wqe_mtu mtu, const struct pair_opts *o)
+int pair_reg_bufs(struct pair *p, size_t bytes, uint8_t **a, uint8_t **b, struct wqe_mr **am,
+		  struct wqe_mr **bm)
+{
+	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
+			     WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC;
+
+	*a = calloc(1, bytes);
+	*b = calloc(1, bytes);
+	*am = *a ? wqe_reg_mr(p->a.pd, *a, bytes, all) : NULL;
+	*bm = *b ? wqe_reg_mr(p->b.pd, *b, bytes, all) : NULL;
+	return *am && *bm ? 0 : -1;
+}
+
+void pair_free_bufs(uint8_t *a, uint8_t *b, struct wqe_mr *am, struct wqe_mr *bm)
+{
+	if (am)
+		wqe_dereg_mr(am);
+	if (bm)
+		wqe_dereg_mr(bm);
+	free(a);
+	free(b);
+}
+
+void pair_peer_av(struct wqe_ah_attr *aa, int peer_idx)
+{
+	memset(aa, 0, sizeof(*aa));
+	aa->port_num = 1;
+	aa->dmac[0] = 0x02;
+	aa->dmac[5] = (uint8_t)peer_idx;
+	test_gid_v4(&aa->grh.dgid, 192, 0, 2, (uint8_t)peer_idx);
+	aa->grh.hop_limit = 64;
+}
+
+int pair_connect_qp(struct wqe_qp *qp, enum wqe_qp_type t, int peer_idx, uint32_t peer_qpn,
+		    enum wqe_mtu mtu, const struct pair_opts *o, enum wqe_qp_state upto,
+		    uint32_t sq_psn, uint32_t rq_psn)
 {
 	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
-	struct wqe_ah_attr aa;
 
-	memset(&aa, 0, sizeof(aa));
-	aa.port_num = 1;
-	aa.dmac[0] = 0x02;
-	aa.dmac[5] = (uint8_t)peer_idx;
-	aa.grh.dgid.raw[10] = 0xff;
-	aa.grh.dgid.raw[11] = 0xff;
-	aa.grh.dgid.raw[12] = 192;
-	aa.grh.dgid.raw[14] = 2;
-	aa.grh.dgid.raw[15] = (uint8_t)peer_idx;
-	aa.grh.hop_limit = 64;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 3 && steps[i] <= upto; i++) {
 		struct wqe_qp_attr a;
-		int mask;
+		int mask = WQE_QP_STATE, err;
 
 		memset(&a, 0, sizeof(a));
 		a.qp_state = steps[i];
-		mask = WQE_QP_STATE;
 		if (steps[i] == WQE_QPS_INIT) {
 			a.port_num = 1;
 			mask |= WQE_QP_PKEY_INDEX | WQE_QP_PORT;
@@ -97,9 +127,9 @@ static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wq
 			}
 		} else if (steps[i] == WQE_QPS_RTR && t != WQE_QPT_UD) {
 			a.path_mtu = mtu;
-			a.dest_qp_num = wqe_qp_num(peer->qp);
-			a.rq_psn = 0x1000;
-			a.ah_attr = aa;
+			a.dest_qp_num = peer_qpn;
+			a.rq_psn = rq_psn;
+			pair_peer_av(&a.ah_attr, peer_idx);
 			mask |= WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN;
 			if (t == WQE_QPT_RC) {
 				a.max_dest_rd_atomic = 16;
@@ -107,7 +137,7 @@ static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wq
 				mask |= WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER;
 			}
 		} else if (steps[i] == WQE_QPS_RTS) {
-			a.sq_psn = 0x1000;
+			a.sq_psn = sq_psn;
 			mask |= WQE_QP_SQ_PSN;
 			if (t == WQE_QPT_RC) {
 				a.timeout = o->timeout;
@@ -118,10 +148,23 @@ static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wq
 					WQE_QP_MAX_QP_RD_ATOMIC;
 			}
 		}
-		if (wqe_modify_qp(e->qp, &a, mask))
-			return -1;
+		err = wqe_modify_qp(qp, &a, mask);
+		if (err)
+			return err;
 	}
+	return 0;
+}
+
+static int connect_ep(struct ep *e, const struct ep *peer, int peer_idx, enum wqe_qp_type t,
+		      enum wqe_mtu mtu, const struct pair_opts *o)
+{
+	struct wqe_ah_attr aa;
+
+	if (pair_connect_qp(e->qp, t, peer_idx, wqe_qp_num(peer->qp), mtu, o, WQE_QPS_RTS,
+			    PAIR_PSN, PAIR_PSN))
+		return -1;
 	if (t == WQE_QPT_UD) {
+		pair_peer_av(&aa, peer_idx);
 		e->ah = wqe_create_ah(e->pd, &aa);
 		if (!e->ah)
 			return -1;
@@ -158,22 +201,10 @@ int pair_open_opts(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 int pair_extra(struct pair *p, enum wqe_mtu mtu, uint32_t max_wr, const struct pair_opts *o,
 	       struct wqe_qp **qa, struct wqe_qp **qb)
 {
-	struct wqe_qp_init_attr ia;
 	struct ep a = p->a, b = p->b;
 
-	memset(&ia, 0, sizeof(ia));
-	ia.qp_type = p->type;
-	ia.cap.max_send_wr = max_wr;
-	ia.cap.max_recv_wr = max_wr;
-	ia.cap.max_send_sge = 4;
-	ia.cap.max_recv_sge = 4;
-	ia.cap.max_inline_data = o->max_inline;
-	ia.send_cq = p->a.scq;
-	ia.recv_cq = p->a.rcq;
-	a.qp = wqe_create_qp(p->a.pd, &ia);
-	ia.send_cq = p->b.scq;
-	ia.recv_cq = p->b.rcq;
-	b.qp = wqe_create_qp(p->b.pd, &ia);
+	a.qp = pair_new_qp(&p->a, p->type, NULL, NULL, max_wr, o);
+	b.qp = pair_new_qp(&p->b, p->type, NULL, NULL, max_wr, o);
 	*qa = a.qp;
 	*qb = b.qp;
 	a.ah = b.ah = NULL;

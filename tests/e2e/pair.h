@@ -44,6 +44,32 @@ int pair_open(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 int pair_open_opts(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 		   const struct wqe_fault_cfg *faults, uint32_t max_wr,
 		   const struct pair_opts *o);
+/* A zeroed buffer of @bytes on each side, registered with every access:
+ * *@a / *@b and their MRs *@am / *@bm. 0 or -1 (what was made is set, for
+ * pair_free_bufs()). */
+int pair_reg_bufs(struct pair *p, size_t bytes, uint8_t **a, uint8_t **b, struct wqe_mr **am,
+		  struct wqe_mr **bm);
+/* Deregisters and frees what pair_reg_bufs() made (NULLs are skipped). */
+void pair_free_bufs(uint8_t *a, uint8_t *b, struct wqe_mr *am, struct wqe_mr *bm);
+
+/* The PSN both sides of a pair start at. */
+#define PAIR_PSN 0x1000u
+
+/* A QP of @t on @e's PD with send CQ @scq and receive CQ @rcq (NULL: the
+ * endpoint's own), @max_wr each way, 4 SGEs, @o's inline size; or NULL. */
+struct wqe_qp *pair_new_qp(const struct ep *e, enum wqe_qp_type t, struct wqe_cq *scq,
+			   struct wqe_cq *rcq, uint32_t max_wr, const struct pair_opts *o);
+/* The address of side @peer_idx (1 = A, 2 = B): MAC 02:00:00:00:00:idx,
+ * GID ::ffff:192.0.2.idx, hop limit 64. */
+void pair_peer_av(struct wqe_ah_attr *aa, int peer_idx);
+/* Takes @qp from RESET through INIT, RTR and RTS, stopping at @upto,
+ * towards side @peer_idx's QP @peer_qpn (RC/UC) with @o's settings, PSNs
+ * @sq_psn (sent) and @rq_psn (expected); UD gets Q_Key 0x11111111. 0 or
+ * the first failing errno. */
+int pair_connect_qp(struct wqe_qp *qp, enum wqe_qp_type t, int peer_idx, uint32_t peer_qpn,
+		    enum wqe_mtu mtu, const struct pair_opts *o, enum wqe_qp_state upto,
+		    uint32_t sq_psn, uint32_t rq_psn);
+
 /* Another connected RC or UC QP on each side, on the pair's PDs and CQs
  * (the caller destroys them before pair_close()). Returns 0 or -1. */
 int pair_extra(struct pair *p, enum wqe_mtu mtu, uint32_t max_wr, const struct pair_opts *o,

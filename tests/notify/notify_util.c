@@ -2,57 +2,36 @@
 #include "notify_util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
 
 int nt_open(struct nt_env *e, enum wqe_qp_type t)
 {
-	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
-			     WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC;
 	struct pair_opts o = pair_defaults;
 
 	memset(e, 0, sizeof(*e));
 	o.comp_channel = 1;
-	if (pair_open_opts(&e->p, t, WQE_MTU_1024, NULL, 64, &o))
-		return -1;
-	e->a_buf = calloc(1, NT_BUF);
-	e->b_buf = calloc(1, NT_BUF);
-	if (!e->a_buf || !e->b_buf)
-		return -1;
-	e->a_mr = wqe_reg_mr(e->p.a.pd, e->a_buf, NT_BUF, all);
-	e->b_mr = wqe_reg_mr(e->p.b.pd, e->b_buf, NT_BUF, all);
-	if (!e->a_mr || !e->b_mr)
+	if (pair_open_opts(&e->p, t, WQE_MTU_1024, NULL, 64, &o) ||
+	    pair_reg_bufs(&e->p, NT_BUF, &e->a_buf, &e->b_buf, &e->a_mr, &e->b_mr))
 		return -1;
 	return nt_nonblock(e->p.a.ch) || nt_nonblock(e->p.b.ch) ? -1 : 0;
 }
 
 void nt_close(struct nt_env *e)
 {
-	if (e->a_mr)
-		wqe_dereg_mr(e->a_mr);
-	if (e->b_mr)
-		wqe_dereg_mr(e->b_mr);
+	pair_free_bufs(e->a_buf, e->b_buf, e->a_mr, e->b_mr);
 	pair_close(&e->p);
-	free(e->a_buf);
-	free(e->b_buf);
 }
 
 int nt_readable(int fd)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+	return test_fd_readable(fd);
 }
 
 int nt_nonblock(struct wqe_comp_channel *ch)
 {
-	int fl = fcntl(ch->fd, F_GETFL);
-
-	return fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
+	return test_fd_nonblock(ch->fd, 1);
 }
 
 int nt_event(struct wqe_comp_channel *ch, struct wqe_cq **cq, void **ctx)

@@ -3,6 +3,8 @@
 
 #include "wqe/link.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +138,23 @@ void test_qp_attr_for(enum wqe_qp_type t, enum wqe_qp_state next, struct wqe_qp_
 	default:
 		break;
 	}
+}
+
+int test_fd_readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+int test_fd_nonblock(int fd, int on)
+{
+	int fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
+	return fcntl(fd, F_SETFL, fl) < 0 ? -1 : 0;
 }
 
 static double now_s(void)

@@ -74,6 +74,11 @@ void test_rng_fill(struct test_rng *r, void *p, size_t n);
  */
 enum wqe_format test_format(void);
 
+/* 1 if @fd polls readable now (timeout 0), else 0. */
+int test_fd_readable(int fd);
+/* Sets (@on 1) or clears O_NONBLOCK on @fd. 0 or -1. */
+int test_fd_nonblock(int fd, int on);
+
 /* Progress on contexts @a and @b (in turn) until @cq has @n completions or
  * @seconds of real time passed; returns how many were written to @wc. */
 int test_wait_cq(struct wqe_context *a, struct wqe_context *b, struct wqe_cq *cq, int n,
