@@ -155,7 +155,6 @@ struct wqe_link *wqe_link_fault_create(struct wqe_link *inner, const struct wqe_
 	}
 	l->kind = LINK_FAULT;
 	l->inner = inner;
-	l->max_users = inner->max_users; /* a UDP link serves one context */
 	l->cfg = *cfg;
 	l->rng = cfg->seed;
 	l->xmit = fault_xmit;
