@@ -14,7 +14,6 @@
  * ASYNC_CQ_ROOM per CQ, made when the object is created.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -34,7 +33,6 @@ _Static_assert(ASYNC_QP_ROOM == NIC_EV_COUNT - 1 && ASYNC_CQ_ROOM == 1,
 	       "a slot per event type a QP (every one but CQ_ERR) or a CQ can raise");
 
 /* Most slots the ring holds: its size stays a uint32_t power of two. */
-#define ASYNC_MAX (1u << 31)
 
 static bool is_cq_event(enum wqe_event_type t)
 {
@@ -146,35 +144,17 @@ void verbs_async_fini(struct wqe_context *ctx)
 int verbs_async_reserve(struct wqe_context *ctx, uint32_t slots)
 {
 	struct async_queue *a = &ctx->async;
-	struct wqe_async_event *ev;
 	uint64_t need;
-	uint32_t cap;
-	int err = 0;
+	void *ring;
+	int err;
 
 	pthread_mutex_lock(&a->lock);
 	need = (uint64_t)a->room + slots;
-	cap = a->cap ? a->cap : 16;
-	if (need > a->cap) {
-		if (need > ASYNC_MAX) {
-			err = ENOMEM;
-			goto out;
-		}
-		while (cap < need)
-			cap <<= 1;
-		ev = malloc(cap * sizeof(*ev));
-		if (!ev) {
-			err = ENOMEM;
-			goto out;
-		}
-		for (uint32_t i = 0; i < a->count; i++)
-			ev[i] = a->ev[(a->head + i) & (a->cap - 1)];
-		free(a->ev);
-		a->ev = ev;
-		a->cap = cap;
-		a->head = 0;
-	}
-	a->room = (uint32_t)need;
-out:
+	ring = a->ev;
+	err = verbs_ring_grow(&ring, &a->cap, &a->head, a->count, sizeof(*a->ev), need, 16);
+	a->ev = ring;
+	if (!err)
+		a->room = (uint32_t)need;
 	pthread_mutex_unlock(&a->lock);
 	return err;
 }
@@ -184,19 +164,6 @@ void verbs_async_unreserve(struct wqe_context *ctx, uint32_t slots)
 	pthread_mutex_lock(&ctx->async.lock);
 	ctx->async.room -= slots;
 	pthread_mutex_unlock(&ctx->async.lock);
-}
-
-/* Takes @n tokens from the fd without ever waiting (it may be blocking);
- * under the lock. */
-static void take_tokens(struct async_queue *a, uint32_t n)
-{
-	for (; n; n--) {
-		struct pollfd p = {.fd = a->fd, .events = POLLIN};
-		uint64_t token;
-
-		if (poll(&p, 1, 0) != 1 || read(a->fd, &token, sizeof(token)) < 0)
-			return;
-	}
 }
 
 /* Drops the waiting events of the object @elem (a QP's or a CQ's) and its
@@ -215,7 +182,7 @@ static void drop_events(struct async_queue *a, const void *elem, bool cq, uint32
 	}
 	/* Gone with the object, as the kernel's uverbs drops them. */
 	a->stats.dropped += a->count - kept;
-	take_tokens(a, a->count - kept);
+	verbs_efd_drain(a->fd, a->count - kept);
 	a->count = kept;
 	a->room -= room;
 }

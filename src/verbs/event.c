@@ -20,9 +20,6 @@
 
 #include "verbs/verbs_int.h"
 
-/* Most events a channel holds: the ring's size stays a uint32_t power of two. */
-#define EV_MAX (1u << 31)
-
 int verbs_efd_take(int fd)
 {
 	uint64_t token;
@@ -34,6 +31,42 @@ int verbs_efd_take(int fd)
 		errno = EIO;
 		return -1;
 	}
+	return 0;
+}
+
+void verbs_efd_drain(int fd, uint32_t n)
+{
+	for (; n; n--) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		uint64_t token;
+
+		if (poll(&p, 1, 0) != 1 || read(fd, &token, sizeof(token)) < 0)
+			return;
+	}
+}
+
+int verbs_ring_grow(void **ring, uint32_t *cap, uint32_t *head, uint32_t count, size_t elem,
+		    uint64_t need, uint32_t first)
+{
+	uint32_t nc = *cap ? *cap : first;
+	uint8_t *nr;
+
+	if (need <= *cap)
+		return 0;
+	if (need > VERBS_RING_MAX)
+		return ENOMEM;
+	while (nc < need)
+		nc <<= 1;
+	nr = malloc((size_t)nc * elem);
+	if (!nr)
+		return ENOMEM;
+	for (uint32_t i = 0; i < count; i++)
+		memcpy(nr + (size_t)i * elem,
+		       (const uint8_t *)*ring + (size_t)((*head + i) & (*cap - 1)) * elem, elem);
+	free(*ring);
+	*ring = nr;
+	*cap = nc;
+	*head = 0;
 	return 0;
 }
 
@@ -90,29 +123,6 @@ int wqe_destroy_comp_channel(struct wqe_comp_channel *channel)
 }
 
 /* Grows the ring to hold @need events; under the lock. 0 or ENOMEM. */
-static int ev_reserve(struct comp_channel *ch, uint64_t need)
-{
-	uint32_t cap = ch->ev_cap ? ch->ev_cap : 8;
-	struct wqe_cq **ev;
-
-	if (need <= ch->ev_cap)
-		return 0;
-	if (need > EV_MAX)
-		return ENOMEM;
-	while (cap < need)
-		cap <<= 1;
-	ev = malloc(cap * sizeof(*ev));
-	if (!ev)
-		return ENOMEM;
-	for (uint32_t i = 0; i < ch->ev_count; i++)
-		ev[i] = ch->ev[(ch->ev_head + i) & (ch->ev_cap - 1)];
-	free(ch->ev);
-	ch->ev = ev;
-	ch->ev_cap = cap;
-	ch->ev_head = 0;
-	return 0;
-}
-
 int wqe_req_notify_cq(struct wqe_cq *cq, int solicited_only)
 {
 	struct comp_channel *ch;
@@ -121,12 +131,16 @@ int wqe_req_notify_cq(struct wqe_cq *cq, int solicited_only)
 		return EINVAL;
 	ch = cq->channel;
 	if (ch && cq->cqc.arm == CQ_ARM_NONE) {
+		void *ring;
 		int err;
 
 		/* The event this arm may produce gets its slot now, so that the
 		 * engine never allocates (or fails) to deliver it. */
 		pthread_mutex_lock(&ch->lock);
-		err = ev_reserve(ch, (uint64_t)ch->ev_count + ch->narmed + 1);
+		ring = ch->ev;
+		err = verbs_ring_grow(&ring, &ch->ev_cap, &ch->ev_head, ch->ev_count,
+				      sizeof(*ch->ev), (uint64_t)ch->ev_count + ch->narmed + 1, 8);
+		ch->ev = ring;
 		if (!err)
 			ch->narmed++;
 		pthread_mutex_unlock(&ch->lock);
@@ -201,19 +215,6 @@ void wqe_ack_cq_events(struct wqe_cq *cq, unsigned int nevents)
 	pthread_mutex_unlock(&ch->lock);
 }
 
-/* Takes @n tokens from the channel's fd without ever waiting (the fd may
- * be blocking); under the lock. */
-static void take_tokens(struct comp_channel *ch, uint32_t n)
-{
-	for (; n; n--) {
-		struct pollfd p = {.fd = ch->pub.fd, .events = POLLIN};
-		uint64_t token;
-
-		if (poll(&p, 1, 0) != 1 || read(ch->pub.fd, &token, sizeof(token)) < 0)
-			return;
-	}
-}
-
 int verbs_cq_detach(struct wqe_cq *cq)
 {
 	struct comp_channel *ch = cq->channel;
@@ -237,7 +238,7 @@ int verbs_cq_detach(struct wqe_cq *cq)
 		if (e != cq)
 			ch->ev[(ch->ev_head + kept++) & mask] = e;
 	}
-	take_tokens(ch, ch->ev_count - kept);
+	verbs_efd_drain(ch->pub.fd, ch->ev_count - kept);
 	ch->ev_count = kept;
 	if (cq->cqc.arm != CQ_ARM_NONE) {
 		cq->cqc.arm = CQ_ARM_NONE;

@@ -119,6 +119,21 @@ int verbs_cq_detach(struct wqe_cq *cq);
  * the fd is non-blocking): 0, or -1 with errno as read() sets it (EAGAIN,
  * EINTR, ...; EIO for a short read). */
 int verbs_efd_take(int fd);
+/* Takes up to @n tokens from eventfd @fd without ever waiting (the fd may
+ * be blocking): the events they stood for are gone. */
+void verbs_efd_drain(int fd, uint32_t n);
+
+/* Most entries an event ring holds: its size stays a uint32_t power of two. */
+#define VERBS_RING_MAX (1u << 31)
+/*
+ * Makes the event ring *@ring (*@cap entries of @elem bytes, a power of two
+ * or 0; @count of them from *@head on) hold @need entries: a new ring of
+ * the next power of two from @first up, the entries moved to its start
+ * (*@head 0). 0, or ENOMEM (over VERBS_RING_MAX, or no memory: nothing
+ * changes).
+ */
+int verbs_ring_grow(void **ring, uint32_t *cap, uint32_t *head, uint32_t count, size_t elem,
+		    uint64_t need, uint32_t first);
 
 /* Sets up @ctx's event queue and its eventfd and hooks it to the NIC: 0 or
  * an errno (eventfd()'s, or ENOMEM). */
