@@ -502,6 +502,8 @@ struct wqe_qp_attr {
  *                   TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC,
  *                   MAX_DEST_RD_ATOMIC (RC)
  *   SQD -> RTS      allows CUR_STATE, ACCESS_FLAGS, MIN_RNR_TIMER (RC), QKEY (UD)
+ *                   (SQD -> SQD and SQD -> RTS only once the drain is over:
+ *                   EINVAL while sq_draining is 1, as rxe)
  *   SQE -> RTS      (UC and UD only) allows CUR_STATE, ACCESS_FLAGS (UC),
  *                   QKEY (UD)
  * PATH_MTU is ignored on UD (a UD message must fit the port MTU, 4096).

@@ -323,6 +323,12 @@ int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_ma
 	next = (m & WQE_QP_STATE) ? attr->qp_state : cur;
 	if (!qp_transition_ok(qp->qpc.type, cur, next, m, &why))
 		return EINVAL;
+	/* SQD is where attributes change once nothing is in flight: while
+	 * the drain runs, only RESET and ERR (reachable from every state) may
+	 * leave it or change it (rxe: rxe_qp_chk_attr refuses all but ERR). */
+	if ((m & WQE_QP_STATE) && cur == WQE_QPS_SQD && next != WQE_QPS_ERR &&
+	    next != WQE_QPS_RESET && nic_qp_sq_draining(&qp->qpc))
+		return EINVAL;
 	err = check_values(qp, attr, m);
 	if (err)
 		return err;

@@ -12,9 +12,12 @@
  *    but not yet started): the event during wqe_modify_qp(); again after
  *    SQD -> RTS -> SQD; not for SQD -> SQD;
  *  - the QP leaves SQD before the drain ends (the NIC's retries run out,
- *    or the application moves it to ERR): no event; back to RTS and to
- *    SQD again without asking: no event for that drain either.
+ *    or the application moves it to ERR): no event;
+ *  - back to RTS, or SQD -> SQD with attributes, while draining: EINVAL
+ *    (as rxe), nothing changed, the drain's event still comes; the next
+ *    trip to SQD without asking raises nothing.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "async_util.h"
@@ -134,12 +137,14 @@ static void already_drained(enum wqe_qp_type t)
 	as_close(&e);
 }
 
-/* Asked for on one trip to SQD, not on the next: the QP goes back to RTS
- * before its drain ends, then to SQD again without asking; that drain's
- * end raises nothing. */
-static void not_carried_over(void)
+/* While the drain runs the QP stays in SQD: back to RTS, and SQD -> SQD
+ * with attributes, are refused (EINVAL, as rxe) and change nothing; the
+ * drain asked to notify still does, once. The next trip to SQD, without
+ * asking, raises nothing: the request is not carried over. */
+static void refused_while_draining(void)
 {
 	struct pair_opts o = pair_defaults;
+	struct wqe_qp_attr a;
 	struct as_env e;
 	struct wqe_qp *qp;
 
@@ -150,7 +155,23 @@ static void not_carried_over(void)
 	wqe_progress(e.p.a.ctx);
 	CHECK_EQ(as_sqd(qp, 1, 1), 0);
 	CHECK_EQ(as_draining(qp), 1);
+	CHECK_EQ(as_modify(qp, WQE_QPS_RTS), EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = WQE_QPS_SQD;
+	a.min_rnr_timer = 2;
+	CHECK_EQ(wqe_modify_qp(qp, &a, WQE_QP_STATE | WQE_QP_MIN_RNR_TIMER), EINVAL);
+	CHECK_EQ(wqe_query_qp(qp, &a, 0, NULL), 0);
+	CHECK_EQ(a.qp_state, WQE_QPS_SQD);
+	CHECK_EQ(a.sq_draining, 1);
+	CHECK_EQ(a.min_rnr_timer, pair_defaults.min_rnr_timer);
+	CHECK_EQ(a.en_sqd_async_notify, 1);
+	AS_NONE(e.p.a.ctx);
+	watch_drain(&e, qp, NOTIFY);
+	AS_EXPECT(e.p.a.ctx, WQE_EVENT_SQ_DRAINED, qp);
+	/* Drained: now it may go back. */
 	CHECK_EQ(as_modify(qp, WQE_QPS_RTS), 0);
+	as_rdma(&e, qp, WQE_WR_RDMA_WRITE, 60000, 0, 1);
+	wqe_progress(e.p.a.ctx);
 	CHECK_EQ(as_sqd(qp, 0, 0), 0);
 	CHECK_EQ(as_draining(qp), 1);
 	watch_drain(&e, qp, NO_MASK);
@@ -215,7 +236,7 @@ int main(void)
 	already_drained(WQE_QPT_RC);
 	already_drained(WQE_QPT_UC);
 	already_drained(WQE_QPT_UD);
-	not_carried_over();
+	refused_while_draining();
 	dead_in_sqd();
 	err_while_draining();
 	return test_finish();
