@@ -83,10 +83,11 @@ struct wqe_fault_cfg {
  * takes: one for a UDP link); the faults apply to the frames they send,
  * before @inner carries them. A held frame (reorder, delay) is released at
  * the latest when a receiver finds nothing else waiting, so a fault never
- * stalls an exchange; the injector holds at most 64 frames. @inner cannot
- * be destroyed while the injector has contexts attached. Returns NULL with
- * errno EINVAL (rates outside [0, 1], @inner neither a loopback nor a UDP
- * link) or ENOMEM.
+ * stalls an exchange; the injector holds at most 64 frames. Over a UDP
+ * link the frames it passes on leave in that link's batches, when they
+ * would without the injector. @inner cannot be destroyed while the
+ * injector has contexts attached. Returns NULL with errno EINVAL (rates
+ * outside [0, 1], @inner neither a loopback nor a UDP link) or ENOMEM.
  */
 WQE_API struct wqe_link *wqe_link_fault_create(struct wqe_link *inner,
 					       const struct wqe_fault_cfg *cfg);
@@ -110,30 +111,46 @@ struct wqe_udp_cfg {
  * Sending: the context hands over a whole frame; the link sends its UDP
  * payload (BTH to ICRC) to the destination address of the frame's IP
  * header, port 4791, with the frame's TOS/traffic class and TTL/hop limit
- * (ancillary data). The kernel writes the IP and UDP headers, so the link
- * recomputes the ICRC over the headers the kernel sends: source @cfg->local,
- * UDP source port 4791 (the per-QP source port, the entropy a NIC puts
- * there, is lost), and for IPv4 identification 0 with DF set (the socket
- * has IP_MTU_DISCOVER = IP_PMTUDISC_DO; Linux then sends identification 0
- * from an unconnected socket). A frame whose ICRC does not match its own
+ * (the socket's own are TOS 0 and TTL 64; others go as ancillary data).
+ * The kernel writes the IP and UDP headers, so the link recomputes the
+ * ICRC over the headers the kernel sends: source @cfg->local, UDP source
+ * port 4791 (the per-QP source port, the entropy a NIC puts there, is
+ * lost), and for IPv4 identification 0 with DF set (the socket has
+ * IP_MTU_DISCOVER = IP_PMTUDISC_DO; Linux then sends identification 0 from
+ * an unconnected socket). A frame whose ICRC does not match its own
  * headers and payload (damaged on the way, e.g. by a fault injector
  * wrapping this link) keeps its error: the new ICRC is the one the
  * undamaged frame would have had, so the receiver drops it as on any other
- * link. A frame that is not IPv4/IPv6 UDP to port
- * 4791, or of the other address family than the socket's, is dropped and
- * counted in no_destination; a full socket buffer (EAGAIN, ENOBUFS) in
- * queue_full; any other send error (EMSGSIZE over the path MTU,
- * EHOSTUNREACH, ...) in tx_errors. RC recovers from all of them by
- * retransmitting.
+ * link. A frame that is not IPv4/IPv6 UDP to port 4791, or of the other
+ * address family than the socket's, is dropped and counted in
+ * no_destination; a full socket buffer (EAGAIN, ENOBUFS) in queue_full;
+ * any other send error (EMSGSIZE over the path MTU, EHOSTUNREACH, ...) in
+ * tx_errors. RC recovers from all of them by retransmitting.
  *
- * Receiving: each datagram is rebuilt into the frame a NIC would have seen
- * (Ethernet to the attached context's MAC; IP from the sender's address to
+ * Batching: the link queues the datagrams and sends them, in order, with
+ * one sendmmsg() when 64 are queued and when the call that made the NIC
+ * send ends: wqe_progress(), wqe_poll_cq() (which runs the NIC),
+ * wqe_context_receive(), wqe_context_attach_link() (what the old link
+ * holds leaves before the context does), wqe_link_destroy(). So once any
+ * of them returns nothing waits in the link, and wqe_link_stats() counts
+ * every datagram. Each datagram of a batch has the outcome it would have
+ * had sent alone: one the kernel refuses is counted as above and dropped,
+ * the ones after it still go; none is sent twice. The capture tap and the
+ * port's counters see a frame when the NIC sends it, as on any link.
+ *
+ * Receiving: one recvmmsg() reads up to 64 datagrams, handed to the
+ * context one at a time; the next recvmmsg() comes only when they are all
+ * taken, and a context that found nothing waiting has left nothing in the
+ * link, so polling wqe_link_udp_fd() is enough to know when to progress.
+ * Each datagram is rebuilt into the frame a NIC would have seen (Ethernet
+ * to the attached context's MAC; IP from the sender's address to
  * @cfg->local with identification 0 and DF, TOS and TTL as received; UDP
  * with the real ports and checksum 0) and goes through the context's
  * normal receive path: parse, ICRC check, filters, capture tap. A datagram
  * longer than the largest frame (4416 bytes with its headers) is dropped
  * and counted in rx_truncated, one shorter than a BTH and an ICRC in
- * rx_short. The link allocates nothing per datagram.
+ * rx_short. The link allocates nothing per datagram: its buffers (64
+ * frames each way, about 560 KiB) come with it.
  *
  * Limits: a UDP socket does not see the IP header, so the ICRC of an
  * arriving IPv4 packet is checked with identification 0 and DF: a sender
@@ -194,7 +211,9 @@ struct wqe_link_stats {
 				   * (SO_RXQ_OVFL; the latest count it gave) */
 };
 
-/* Copies @l's counters. Returns 0 or EINVAL. */
+/* Copies @l's counters. Returns 0 or EINVAL. (A UDP link's send counters
+ * are those of the datagrams the kernel was given: none is left queued when
+ * a call that sends returns; see wqe_link_udp_create().) */
 WQE_API int wqe_link_stats(const struct wqe_link *l, struct wqe_link_stats *s);
 
 /* Frees @l; EBUSY while a context is attached. 0 or EINVAL otherwise. */
@@ -212,7 +231,8 @@ WQE_API int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
  * wqe_context_receive - hand one frame to @ctx's port as if it had arrived
  * from the wire (tests, fuzzers, a user's own transport). It is parsed,
  * its ICRC checked and filtered at once; responses it causes are sent to
- * the attached link. Returns 0, or EINVAL for NULL arguments or a frame
+ * the attached link (a batching one, UDP, sends them before the call
+ * returns). Returns 0, or EINVAL for NULL arguments or a frame
  * longer than 65535 bytes. A dropped frame is not an error: it is counted.
  */
 WQE_API int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t len);
@@ -348,8 +368,9 @@ WQE_API int wqe_qp_dv_query(const struct wqe_qp *qp, struct wqe_qp_dv *dv);
 /*
  * wqe_progress - let the context's NIC run: take doorbells, fetch and
  * process WQEs, send packets, write completions. wqe_poll_cq() calls it
- * too. Returns the number of WQEs and packets handled (0: nothing to do),
- * or -EINVAL.
+ * too. A link that batches (UDP) sends what this call gave it before the
+ * call returns. Returns the number of WQEs and packets handled (0: nothing
+ * to do), or -EINVAL.
  */
 WQE_API int wqe_progress(struct wqe_context *ctx);
 

@@ -414,6 +414,12 @@ void nic_xmit_buf(struct nic *n, uint8_t *buf, size_t len)
 	n->tx.xmit_buf(n->tx.arg, buf, len);
 }
 
+void nic_tx_flush(struct nic *n)
+{
+	if (n->tx.flush)
+		n->tx.flush(n->tx.arg);
+}
+
 /* The QP a doorbell value names: mlx5 writes the control segment's first
  * 8 bytes (qpn_ds in bytes 4-7); rxe's doorbell is the POST_SEND command,
  * modelled as the QP number (bytes 0-3) and the producer index (4-7). */
@@ -549,6 +555,9 @@ int nic_progress(struct nic *n)
 		q->eng->active = false;
 		n->active[i] = n->active[--n->nactive];
 	}
+	/* What this call sent leaves now, as one batch where the link
+	 * batches: nothing stays in the link once the caller has control. */
+	nic_tx_flush(n);
 	return work;
 }
 

@@ -155,6 +155,10 @@ struct nic_tx {
 	 * giving it back once processed: no copy on the way in. */
 	const uint8_t *(*rx_peek)(void *arg, size_t *len);
 	void (*rx_done)(void *arg);
+	/* Optional: the link may hold frames it was given to send them
+	 * together (a UDP link's batch); this sends them, in order. Called
+	 * when the NIC stops sending for now (nic_tx_flush()). */
+	void (*flush)(void *arg);
 	void *arg;
 	struct wqe_pcap *tap;
 	uint64_t (*now)(void *arg); /* ns; NULL = CLOCK_MONOTONIC */
@@ -327,6 +331,11 @@ uint8_t *nic_tx_buf(struct nic *n);
 /* Sends a frame built in the buffer nic_tx_buf() returned (to the tap and
  * the trace too); the buffer is the link's afterwards. */
 void nic_xmit_buf(struct nic *n, uint8_t *buf, size_t len);
+
+/* Lets the link send what it holds (tx.flush, if set): at the end of a
+ * progress call, after a frame handed in on its own, and before the link
+ * is detached. */
+void nic_tx_flush(struct nic *n);
 
 /* The NIC's clock in nanoseconds (also stored in clock_ns). */
 uint64_t nic_now(struct nic *n);

@@ -132,6 +132,14 @@ static void fault_rx_done(void *port)
 	p->link->inner->rx_done(p->inner);
 }
 
+/* Frames passed on wait in the inner link's queue (UDP) until this. */
+static void fault_flush(void *port)
+{
+	struct link_port *p = port;
+
+	p->inner->link->flush(p->inner);
+}
+
 struct wqe_link *wqe_link_fault_create(struct wqe_link *inner, const struct wqe_fault_cfg *cfg)
 {
 	struct wqe_link *l;
@@ -160,5 +168,6 @@ struct wqe_link *wqe_link_fault_create(struct wqe_link *inner, const struct wqe_
 	l->xmit = fault_xmit;
 	l->rx_peek = fault_rx_peek;
 	l->rx_done = fault_rx_done;
+	l->flush = inner->flush ? fault_flush : NULL;
 	return l;
 }

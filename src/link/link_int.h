@@ -48,13 +48,21 @@ uint8_t *pool_get(struct frame_pool *p);
 void pool_put(struct frame_pool *p, uint8_t *buf);
 void pool_fini(struct frame_pool *p);
 
-/* The UDP link's socket and receive state (udp.c). */
+/* Datagrams the UDP link queues before one sendmmsg() sends them, and
+ * datagrams one recvmmsg() reads. 64: what a QP's requester sends in one
+ * progress pass (nic.c). */
+#define LINK_UDP_BATCH 64u
+
+struct udp_txq;
+struct udp_rxq;
+
+/* The UDP link's socket and its send and receive batches (udp.c). */
 struct link_udp {
 	int fd;
 	int family;          /* AF_INET or AF_INET6 */
 	union wqe_gid local; /* the bound address (::ffff:a.b.c.d for IPv4) */
-	uint8_t *rx_buf;     /* a pool buffer the next frame is rebuilt in */
-	size_t rx_len;       /* length of the frame waiting there; 0: none */
+	struct udp_txq *tx;  /* datagrams queued for the next sendmmsg() */
+	struct udp_rxq *rx;  /* datagrams the last recvmmsg() read */
 };
 
 struct wqe_link {
@@ -74,6 +82,10 @@ struct wqe_link {
 	void (*xmit_buf)(void *port, uint8_t *buf, size_t len);
 	const uint8_t *(*rx_peek)(void *port, size_t *len);
 	void (*rx_done)(void *port);
+	/* Optional: sends what xmit/xmit_buf queued (UDP: one sendmmsg() for
+	 * a batch), in order; the NIC calls it when a progress call ends.
+	 * NULL for links that deliver at once. */
+	void (*flush)(void *port);
 	struct wqe_link_stats stats;
 	/* sink */
 	struct link_frame *frames;

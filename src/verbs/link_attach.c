@@ -39,8 +39,10 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 		if (!p)
 			return ENOMEM;
 	}
-	if (ctx->port)
+	if (ctx->port) {
+		nic_tx_flush(ctx->nic); /* nothing left behind in the old link */
 		link_port_detach(ctx->port);
+	}
 	ctx->link = l;
 	ctx->port = p;
 	ctx->nic->tx.xmit = l ? l->xmit : NULL;
@@ -48,6 +50,7 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	ctx->nic->tx.xmit_buf = l ? l->xmit_buf : NULL;
 	ctx->nic->tx.rx_peek = l ? l->rx_peek : NULL;
 	ctx->nic->tx.rx_done = l ? l->rx_done : NULL;
+	ctx->nic->tx.flush = l ? l->flush : NULL;
 	ctx->nic->tx.arg = p;
 	return 0;
 }
@@ -95,6 +98,7 @@ int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t le
 	if (!ctx || !frame || len > 65535)
 		return EINVAL;
 	nic_receive(ctx->nic, frame, len);
+	nic_tx_flush(ctx->nic); /* the responses it caused leave now */
 	return 0;
 }
 

@@ -212,13 +212,33 @@ static uint64_t pattern_word(uint64_t msg, uint64_t k)
 	return x ^ x >> 32;
 }
 
+/* @w as it is laid out in memory read back little-endian: the pattern
+ * puts word k's bytes at 8k, 8k+1, ... lowest first, on any host. */
+static uint64_t le64(uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap64(w);
+#else
+	return w;
+#endif
+}
+
+/* Whole words with one store each (memcpy: @b need not be aligned), the
+ * tail a byte at a time: byte by byte, a 1 MiB message cost the client
+ * some 15 % of its time. */
 static void pattern_fill(uint8_t *b, uint32_t len, uint64_t msg)
 {
-	for (uint32_t j = 0; j < len; j += 8) {
-		uint64_t w = pattern_word(msg, j / 8);
-		uint32_t n = len - j < 8 ? len - j : 8;
+	uint32_t j = 0;
 
-		for (uint32_t k = 0; k < n; k++)
+	for (; len - j >= 8; j += 8) {
+		uint64_t w = le64(pattern_word(msg, j / 8));
+
+		memcpy(b + j, &w, 8);
+	}
+	if (j < len) {
+		uint64_t w = pattern_word(msg, j / 8);
+
+		for (uint32_t k = 0; j + k < len; k++)
 			b[j + k] = (uint8_t)(w >> (8 * k));
 	}
 }
@@ -226,11 +246,20 @@ static void pattern_fill(uint8_t *b, uint32_t len, uint64_t msg)
 /* The first byte where @b differs from message @msg, or -1. */
 static long pattern_diff(const uint8_t *b, uint32_t len, uint64_t msg)
 {
-	for (uint32_t j = 0; j < len; j += 8) {
-		uint64_t w = pattern_word(msg, j / 8);
-		uint32_t n = len - j < 8 ? len - j : 8;
+	uint32_t j = 0;
 
-		for (uint32_t k = 0; k < n; k++)
+	for (; len - j >= 8; j += 8) {
+		uint64_t got, x;
+
+		memcpy(&got, b + j, 8);
+		x = le64(got) ^ pattern_word(msg, j / 8);
+		if (x) /* the lowest differing byte is the first in memory */
+			return (long)(j + (uint32_t)__builtin_ctzll(x) / 8);
+	}
+	if (j < len) {
+		uint64_t w = pattern_word(msg, j / 8);
+
+		for (uint32_t k = 0; j + k < len; k++)
 			if (b[j + k] != (uint8_t)(w >> (8 * k)))
 				return (long)(j + k);
 	}
