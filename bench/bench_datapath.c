@@ -90,6 +90,12 @@ static void die(const char *what)
 	exit(1);
 }
 
+static void usage_error(const char *what)
+{
+	fprintf(stderr, "bench_datapath: %s\n", what);
+	exit(2);
+}
+
 /*
  * Messages of @size through the library until @max_msgs are done or
  * @max_ns have passed (0: no limit), then until nothing is outstanding.
@@ -260,14 +266,14 @@ int main(int argc, char **argv)
 
 	mode = bench_args(argc, argv, &usage, &num);
 	if (num > MAX_MSG)
-		die("SIZE is 1 to 1048576 bytes");
+		usage_error("SIZE is 1 to 1048576 bytes");
 	if (mode == BENCH_CALLGRIND && num) {
 		int known = 0;
 
 		for (int i = 0; i < NSIZES; i++)
 			known |= sizes[i] == num;
 		if (!known)
-			die("--callgrind SIZE is one of 64, 1024, 4096, 65536, 1048576");
+			usage_error("--callgrind SIZE is one of 64, 1024, 4096, 65536, 1048576");
 	}
 	dp_open(&d);
 	bench_allocs_track_bytes(0);

@@ -163,8 +163,10 @@ int main(int argc, char **argv)
 		 * N QP pairs alone for 2 s. */
 		uint64_t n;
 
-		if (num_qp > 65536)
-			die("NQP is 1 to 65536");
+		if (num_qp > 65536) {
+			fprintf(stderr, "bench_scale: NQP is 1 to 65536\n");
+			exit(2);
+		}
 		cfg_open(&cfgs[0], num_qp);
 		bench_allocs_track_bytes(0);
 		n = scale_run(&cfgs[0], 0, 2000000000ull, &ns);
