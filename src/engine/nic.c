@@ -436,35 +436,19 @@ uint64_t nic_now(struct nic *n)
 	return n->clock_ns;
 }
 
-/* With this many QPs their state stops fitting in cache, and the frames
- * waiting are looked ahead of (nic_rx_prefetch()): RX_AHEAD frames ahead
- * the QP context starts coming, RX_AHEAD / 2 ahead the engine state. */
-#define RX_PREFETCH_QPS 512u
-#define RX_AHEAD 8u
-
 /* Frames waiting at the port, a bounded number per call. */
 static int take_frames(struct nic *n)
 {
-	bool ahead = n->tx.rx_peek_at && n->qps.used >= RX_PREFETCH_QPS;
 	int work = 0;
 	size_t len;
 
 	if (!n->tx.rx_peek)
 		return 0;
 	while (work < 256) {
-		const uint8_t *f = n->tx.rx_peek(n->tx.arg, &len), *g;
-		size_t glen;
+		const uint8_t *f = n->tx.rx_peek(n->tx.arg, &len);
 
 		if (!f)
 			break;
-		if (ahead) {
-			g = n->tx.rx_peek_at(n->tx.arg, RX_AHEAD, &glen);
-			if (g)
-				nic_rx_prefetch(n, g, glen, 0);
-			g = n->tx.rx_peek_at(n->tx.arg, RX_AHEAD / 2, &glen);
-			if (g)
-				nic_rx_prefetch(n, g, glen, 1);
-		}
 		nic_rx(n, f, len);
 		n->tx.rx_done(n->tx.arg);
 		work++;

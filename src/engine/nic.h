@@ -155,9 +155,6 @@ struct nic_tx {
 	 * giving it back once processed: no copy on the way in. */
 	const uint8_t *(*rx_peek)(void *arg, size_t *len);
 	void (*rx_done)(void *arg);
-	/* Optional: the frame @k places behind rx_peek()'s, or NULL; only
-	 * looked at (nic_rx_prefetch()), never taken. */
-	const uint8_t *(*rx_peek_at)(void *arg, uint32_t k, size_t *len);
 	void *arg;
 	struct wqe_pcap *tap;
 	uint64_t (*now)(void *arg); /* ns; NULL = CLOCK_MONOTONIC */

@@ -2,10 +2,8 @@
 /* The receive path: parse, verify, filter, dispatch. */
 #include "engine/rx.h"
 
-#include <stddef.h>
 #include <string.h>
 
-#include "common/bytes.h"
 #include "common/mem.h"
 #include "engine/completer.h"
 #include "engine/responder.h"
@@ -75,39 +73,6 @@ static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 		return RX_DROP_SRC;
 	*out = q;
 	return -1;
-}
-
-void nic_rx_prefetch(const struct nic *n, const uint8_t *frame, size_t len, int stage)
-{
-	size_t bth;
-	const struct qpc *q;
-
-	if (len < WQE_ETH_LEN + WQE_IPV4_LEN)
-		return;
-	if (get_be16(frame + 12) == 0x0800 /* IPv4 */ && frame[WQE_ETH_LEN] == 0x45)
-		bth = WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN;
-	else if (get_be16(frame + 12) == 0x86dd /* IPv6 */)
-		bth = WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN;
-	else
-		return;
-	if (len < bth + WQE_BTH_LEN)
-		return;
-	q = qp_table_find(&n->qps, get_be24(frame + bth + 5));
-	if (!q)
-		return;
-	if (stage == 0) {
-		/* struct qpc up to @qkey, as a doorbell does */
-		__builtin_prefetch(q);
-		__builtin_prefetch((const uint8_t *)q + 64);
-		__builtin_prefetch((const uint8_t *)q + offsetof(struct qpc, qkey));
-	} else if (is_response(frame[bth])) {
-		__builtin_prefetch(&q->eng->req);
-		__builtin_prefetch((const uint8_t *)&q->eng->req + 64);
-	} else {
-		__builtin_prefetch(&q->eng->resp);
-		__builtin_prefetch((const uint8_t *)&q->eng->resp + 64);
-		__builtin_prefetch((const uint8_t *)&q->eng->resp + 128);
-	}
 }
 
 void nic_rx(struct nic *n, const uint8_t *frame, size_t len)

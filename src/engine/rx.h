@@ -33,17 +33,6 @@ const char *rx_drop_str(enum rx_drop d);
 /* Takes one frame arriving at the port (copied as needed). */
 void nic_rx(struct nic *n, const uint8_t *frame, size_t len);
 
-/*
- * Looking ahead in the port's queue, for a NIC with many QPs (their state
- * no longer in cache): @stage 0 starts fetching the QP context of the QP
- * @frame names, @stage 1 (a few frames later, the context arrived by then)
- * the engine state the packet will touch: the responder's for a request,
- * the requester's for a response. Reads only what the frame holds at
- * fixed offsets (Ethernet, IPv4 without options or IPv6, UDP, BTH) and
- * does nothing for anything else; nothing is changed.
- */
-void nic_rx_prefetch(const struct nic *n, const uint8_t *frame, size_t len, int stage);
-
 /* One frame handed in on its own (wqe_context_receive()): nic_rx(), then
  * the ACKs it made due (resp_ack_flush()). */
 void nic_receive(struct nic *n, const uint8_t *frame, size_t len);

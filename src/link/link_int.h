@@ -74,9 +74,6 @@ struct wqe_link {
 	void (*xmit_buf)(void *port, uint8_t *buf, size_t len);
 	const uint8_t *(*rx_peek)(void *port, size_t *len);
 	void (*rx_done)(void *port);
-	/* Optional: the frame @k places behind the one rx_peek() gives (0:
-	 * that one), or NULL; for looking ahead only, nothing is taken. */
-	const uint8_t *(*rx_peek_at)(void *port, uint32_t k, size_t *len);
 	struct wqe_link_stats stats;
 	/* sink */
 	struct link_frame *frames;

@@ -94,16 +94,6 @@ static const uint8_t *loop_rx_peek(void *port, size_t *len)
 	return p->q[p->tail % LINK_QUEUE].data;
 }
 
-static const uint8_t *loop_rx_peek_at(void *port, uint32_t k, size_t *len)
-{
-	struct link_port *p = port;
-
-	if (p->head - p->tail <= k)
-		return NULL;
-	*len = p->q[(p->tail + k) % LINK_QUEUE].len;
-	return p->q[(p->tail + k) % LINK_QUEUE].data;
-}
-
 static void loop_rx_done(void *port)
 {
 	struct link_port *p = port;
@@ -128,6 +118,5 @@ struct wqe_link *wqe_link_loopback_create(void)
 	l->xmit_buf = loop_xmit_buf;
 	l->rx_peek = loop_rx_peek;
 	l->rx_done = loop_rx_done;
-	l->rx_peek_at = loop_rx_peek_at;
 	return l;
 }

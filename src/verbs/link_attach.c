@@ -48,7 +48,6 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	ctx->nic->tx.xmit_buf = l ? l->xmit_buf : NULL;
 	ctx->nic->tx.rx_peek = l ? l->rx_peek : NULL;
 	ctx->nic->tx.rx_done = l ? l->rx_done : NULL;
-	ctx->nic->tx.rx_peek_at = l ? l->rx_peek_at : NULL;
 	ctx->nic->tx.arg = p;
 	return 0;
 }
