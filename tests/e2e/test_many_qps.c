@@ -2,10 +2,10 @@
 /*
  * Many QPs: 600 RC QP pairs between two contexts. Requests are posted
  * round-robin, 64 between two progress calls, so each port's queue holds
- * frames of many QPs and every doorbell batch names 64 of them: WRITEs, then WRITEs and READs mixed (B's queue: WRITE and READ
- * requests; A's: ACKs and READ responses). Every completion must be
- * SUCCESS, once per request, in order on its QP, and every byte where it
- * belongs.
+ * frames of many QPs and every doorbell batch names 64 of them: WRITEs,
+ * then WRITEs and READs mixed (B's queue: WRITE and READ requests; A's:
+ * ACKs and READ responses). Every completion must be SUCCESS, once per
+ * request, and every byte where it belongs.
  */
 #include <stdlib.h>
 #include <string.h>
