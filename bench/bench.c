@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bench.h"
+#include <errno.h>
+#include <stdint.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,12 +64,54 @@ void bench_machine(char *buf, size_t cap)
 	snprintf(buf, cap, "%d cores, %s, %s", cores, model, date);
 }
 
-int bench_has_arg(int argc, char **argv, const char *arg)
+/* A decimal number from 1 to 2^32 - 1, the whole string. */
+static int parse_num(const char *s, uint32_t *out)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], arg))
-			return 1;
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
 	return 0;
+}
+
+enum bench_mode bench_args(int argc, char **argv, const struct bench_usage *u, uint32_t *num)
+{
+	const char *name = argv[0] ? argv[0] : "bench";
+	enum bench_mode mode = BENCH_MEASURE;
+	int takes = 0;
+
+	*num = 0;
+	if (argc < 2)
+		return BENCH_MEASURE;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		printf("usage: %s %s\n", name, u->text);
+		exit(0);
+	}
+	if (!strcmp(argv[1], "--callgrind")) {
+		mode = BENCH_CALLGRIND;
+		takes = u->callgrind_num;
+	} else if (!strcmp(argv[1], "--profile")) {
+		mode = BENCH_PROFILE;
+		takes = u->profile_num;
+	} else {
+		fprintf(stderr, "%s: unknown argument '%s'\nusage: %s %s\n", name, argv[1], name,
+			u->text);
+		exit(2);
+	}
+	if (argc > 3 || (argc == 3 && takes == BENCH_NUM_NONE) ||
+	    (argc == 2 && takes == BENCH_NUM_REQUIRED) ||
+	    (argc == 3 && parse_num(argv[2], num))) {
+		fprintf(stderr, "%s: bad arguments to %s\nusage: %s %s\n", name, argv[1], name,
+			u->text);
+		exit(2);
+	}
+	return mode;
 }
 
 static void side_addr(int idx, uint8_t mac[6], union wqe_gid *gid)

@@ -52,8 +52,29 @@ double bench_median(double *v, int n);
 /* "2 cores, <CPU model>, <date>" into @buf. */
 void bench_machine(char *buf, size_t cap);
 
-/* A command-line switch is present. */
-int bench_has_arg(int argc, char **argv, const char *arg);
+/* What a benchmark program was asked to do. */
+enum bench_mode {
+	BENCH_MEASURE,   /* no argument: the timed rounds and the table */
+	BENCH_CALLGRIND, /* --callgrind [N]: bench/instructions.sh's regions */
+	BENCH_PROFILE,   /* --profile [N]: the library alone, for a profiler */
+};
+
+/* Whether a mode takes a number after it. */
+enum bench_num { BENCH_NUM_NONE, BENCH_NUM_OPTIONAL, BENCH_NUM_REQUIRED };
+
+struct bench_usage {
+	const char *text;          /* after the program name, e.g. "[--profile SIZE]" */
+	enum bench_num callgrind_num;
+	enum bench_num profile_num;
+};
+
+/*
+ * The command line: returns the mode, *@num the number after it (0 if
+ * none). --help prints the usage and exits 0; an unknown argument, a
+ * missing, extra or malformed number (decimal, 1 to 2^32 - 1) prints the
+ * usage to stderr and exits 2.
+ */
+enum bench_mode bench_args(int argc, char **argv, const struct bench_usage *u, uint32_t *num);
 
 /* A pair of contexts A and B on one loopback link, N RC QPs on each side,
  * A's QP i connected to B's QP i. */

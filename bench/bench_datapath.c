@@ -90,6 +90,12 @@ static void die(const char *what)
 	exit(1);
 }
 
+static void usage_error(const char *what)
+{
+	fprintf(stderr, "bench_datapath: %s\n", what);
+	exit(2);
+}
+
 /*
  * Messages of @size through the library until @max_msgs are done or
  * @max_ns have passed (0: no limit), then until nothing is outstanding.
@@ -253,17 +259,32 @@ int main(int argc, char **argv)
 	struct bench_allocs a0, a1;
 	uint64_t msgs = 0, pkts = 0, ns;
 	char machine[256], sz[32];
+	static const struct bench_usage usage = {"[--callgrind [SIZE] | --profile SIZE]",
+						 BENCH_NUM_OPTIONAL, BENCH_NUM_REQUIRED};
+	enum bench_mode mode;
+	uint32_t num;
 
+	mode = bench_args(argc, argv, &usage, &num);
+	if (num > MAX_MSG)
+		usage_error("SIZE is 1 to 1048576 bytes");
+	if (mode == BENCH_CALLGRIND && num) {
+		int known = 0;
+
+		for (int i = 0; i < NSIZES; i++)
+			known |= sizes[i] == num;
+		if (!known)
+			usage_error("--callgrind SIZE is one of 64, 1024, 4096, 65536, 1048576");
+	}
 	dp_open(&d);
 	bench_allocs_track_bytes(0);
-	if (bench_has_arg(argc, argv, "--callgrind")) {
-		callgrind_run(&d, argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 0) : 0);
+	if (mode == BENCH_CALLGRIND) {
+		callgrind_run(&d, num);
 		return 0;
 	}
-	if (bench_has_arg(argc, argv, "--profile") && argc > 2) {
+	if (mode == BENCH_PROFILE) {
 		/* For a profiler (perf record, or valgrind --toggle-collect=lib_run):
 		 * the library alone at one size for 2 s. */
-		uint64_t n = lib_run(&d, (uint32_t)strtoul(argv[2], NULL, 0), 0, 2000000000ull, &ns);
+		uint64_t n = lib_run(&d, num, 0, 2000000000ull, &ns);
 
 		printf("%llu messages\n", (unsigned long long)n);
 		return 0;

@@ -426,19 +426,24 @@ int main(int argc, char **argv)
 	static struct post_env e;
 	double lib[3][2][ROUNDS], base[3][2][ROUNDS], ratio[3][2][ROUNDS];
 	struct bench_allocs a0, a1;
+	static const struct bench_usage usage = {"[--callgrind | --profile]", BENCH_NUM_NONE,
+						 BENCH_NUM_NONE};
+	enum bench_mode mode;
 	char machine[256];
 	uint64_t posted = 0;
+	uint32_t num;
 
+	mode = bench_args(argc, argv, &usage, &num);
 	if (env_open(&e)) {
 		fprintf(stderr, "bench_post: setup failed\n");
 		return 1;
 	}
 	bench_allocs_track_bytes(0);
-	if (bench_has_arg(argc, argv, "--callgrind")) {
+	if (mode == BENCH_CALLGRIND) {
 		callgrind_run(&e);
 		return 0;
 	}
-	if (bench_has_arg(argc, argv, "--profile")) {
+	if (mode == BENCH_PROFILE) {
 		/* For a profiler: the library's batches only, no client requests. */
 		for (int i = 0; i < 3; i++)
 			for (int k = 0; k < 2; k++)

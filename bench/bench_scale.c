@@ -152,14 +152,22 @@ int main(int argc, char **argv)
 	double rate[NCFG][ROUNDS], ratio[NCFG][ROUNDS];
 	struct bench_allocs a0, a1;
 	uint64_t msgs = 0, ns;
+	uint32_t num_qp;
 	char machine[256];
+	static const struct bench_usage usage = {"[--callgrind | --profile NQP]", BENCH_NUM_NONE,
+						 BENCH_NUM_REQUIRED};
+	enum bench_mode mode = bench_args(argc, argv, &usage, &num_qp);
 
-	if (bench_has_arg(argc, argv, "--profile") && argc > 2) {
+	if (mode == BENCH_PROFILE) {
 		/* For a profiler (perf record, or valgrind --toggle-collect=scale_run):
 		 * N QP pairs alone for 2 s. */
 		uint64_t n;
 
-		cfg_open(&cfgs[0], (uint32_t)strtoul(argv[2], NULL, 0));
+		if (num_qp > 65536) {
+			fprintf(stderr, "bench_scale: NQP is 1 to 65536\n");
+			exit(2);
+		}
+		cfg_open(&cfgs[0], num_qp);
 		bench_allocs_track_bytes(0);
 		n = scale_run(&cfgs[0], 0, 2000000000ull, &ns);
 		printf("%llu messages\n", (unsigned long long)n);
@@ -168,7 +176,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NCFG; i++)
 		cfg_open(&cfgs[i], nqps[i]);
 	bench_allocs_track_bytes(0);
-	if (bench_has_arg(argc, argv, "--callgrind")) {
+	if (mode == BENCH_CALLGRIND) {
 		callgrind_run(cfgs);
 		return 0;
 	}
