@@ -371,6 +371,29 @@ static void sides(struct upair *p, struct mrs *m, struct side *ab, struct side *
 }
 
 /*
+ * @n messages of 1 to @slot bytes each way at once (WRITEs and SENDs, all
+ * in flight together), every completion and byte checked on both sides.
+ */
+static void exchange(struct upair *p, struct side *ab, struct side *ba, int n, uint32_t slot)
+{
+	uint32_t len_ab[128], len_ba[128];
+	int rab, rba;
+
+	CHECK(n <= 128);
+	for (int i = 0; i < n; i++) {
+		len_ab[i] = 1 + (uint32_t)test_rng_below(&rng, slot);
+		len_ba[i] = 1 + (uint32_t)test_rng_below(&rng, slot);
+	}
+	rab = post_side(ab, n, len_ab, slot, 1);
+	rba = post_side(ba, n, len_ba, slot, 1);
+	check_side(p, ab, n, rab, len_ab);
+	check_side(p, ba, n, rba, len_ba);
+	upair_spin(p, 20); /* the last ACKs */
+	check_bytes(b_dst, a_src, n, len_ab, slot);
+	check_bytes(a_dst, b_src, n, len_ba, slot);
+}
+
+/*
  * Both sides post 96 WRITEs and SENDs of 1 byte to 10 KiB at once, all in
  * flight together: the datagrams of both directions share the sockets.
  */
@@ -380,25 +403,13 @@ static void case_both_ways(enum wqe_mtu mtu)
 	struct upair p;
 	struct mrs m;
 	struct side ab, ba;
-	uint32_t len_ab[N], len_ba[N];
 	struct wqe_link_stats sa, sb;
-	int rab, rba;
 
 	CHECK_EQ(upair_open(&p, WQE_QPT_RC, mtu, 128), 0);
 	reg(&p, &m);
 	sides(&p, &m, &ab, &ba);
 	watch_a(&p);
-	for (int i = 0; i < N; i++) {
-		len_ab[i] = 1 + (uint32_t)test_rng_below(&rng, SLOT);
-		len_ba[i] = 1 + (uint32_t)test_rng_below(&rng, SLOT);
-	}
-	rab = post_side(&ab, N, len_ab, SLOT, 1);
-	rba = post_side(&ba, N, len_ba, SLOT, 1);
-	check_side(&p, &ab, N, rab, len_ab);
-	check_side(&p, &ba, N, rba, len_ba);
-	upair_spin(&p, 20); /* the last ACKs */
-	check_bytes(b_dst, a_src, N, len_ab, SLOT);
-	check_bytes(a_dst, b_src, N, len_ba, SLOT);
+	exchange(&p, &ab, &ba, N, SLOT);
 	check_a_sent(&p, p.a.link);
 	/* Batches, not a datagram per call, in both directions. */
 	for (int i = 0; i < 2; i++) {
@@ -553,8 +564,7 @@ static void case_fault(void)
 	struct mrs m;
 	struct side ab, ba;
 	struct wqe_link *fa, *fb;
-	uint32_t one = 1, len_ab[N], len_ba[N];
-	int rab, rba;
+	uint32_t one = 1;
 
 	CHECK_EQ(upair_open(&p, WQE_QPT_RC, WQE_MTU_1024, 128), 0);
 	reg(&p, &m);
@@ -575,17 +585,7 @@ static void case_fault(void)
 	fa = wrap(&p.a, &some);
 	fb = wrap(&p.b, &some);
 	watch_a(&p);
-	for (int i = 0; i < N; i++) {
-		len_ab[i] = 1 + (uint32_t)test_rng_below(&rng, SLOT);
-		len_ba[i] = 1 + (uint32_t)test_rng_below(&rng, SLOT);
-	}
-	rab = post_side(&ab, N, len_ab, SLOT, 1);
-	rba = post_side(&ba, N, len_ba, SLOT, 1);
-	check_side(&p, &ab, N, rab, len_ab);
-	check_side(&p, &ba, N, rba, len_ba);
-	upair_spin(&p, 20);
-	check_bytes(b_dst, a_src, N, len_ab, SLOT);
-	check_bytes(a_dst, b_src, N, len_ba, SLOT);
+	exchange(&p, &ab, &ba, N, SLOT);
 	/* Batches through the fault link too. */
 	CHECK(logs[0].max > 1 && logs[1].max > 1);
 	{
