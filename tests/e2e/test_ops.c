@@ -18,50 +18,28 @@
 static uint8_t a_src[REGION], a_dst[REGION], b_src[REGION], b_dst[REGION];
 static struct test_rng rng;
 
-struct mrs {
-	struct wqe_mr *a_src, *a_dst, *b_src, *b_dst;
-};
+static uint8_t *const bufs[4] = {a_src, a_dst, b_src, b_dst};
 
-static void reg(struct pair *p, struct mrs *m)
+static void reg(struct pair *p, struct test_mrs *m)
 {
 	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
 			     WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC;
 
-	m->a_src = wqe_reg_mr(p->a.pd, a_src, REGION, WQE_ACCESS_LOCAL_WRITE);
-	m->a_dst = wqe_reg_mr(p->a.pd, a_dst, REGION, WQE_ACCESS_LOCAL_WRITE);
-	m->b_src = wqe_reg_mr(p->b.pd, b_src, REGION, all);
-	m->b_dst = wqe_reg_mr(p->b.pd, b_dst, REGION, all);
-	CHECK(m->a_src && m->a_dst && m->b_src && m->b_dst);
-}
-
-static void unreg(struct mrs *m)
-{
-	wqe_dereg_mr(m->a_src);
-	wqe_dereg_mr(m->a_dst);
-	wqe_dereg_mr(m->b_src);
-	wqe_dereg_mr(m->b_dst);
+	test_reg4(m, p->a.pd, p->b.pd, bufs, REGION, WQE_ACCESS_LOCAL_WRITE, all);
 }
 
 static void fill(void)
 {
-	test_rng_fill(&rng, a_src, REGION);
-	test_rng_fill(&rng, b_src, REGION);
-	memset(a_dst, CANARY, REGION);
-	memset(b_dst, CANARY, REGION);
+	test_fill4(&rng, bufs, REGION, CANARY);
 }
 
 /* Every byte of @buf outside [off, off+len) is still the canary. */
 static void check_canaries(const uint8_t *buf, size_t off, size_t len)
 {
-	size_t bad = 0;
-
-	for (size_t i = 0; i < REGION; i++)
-		if ((i < off || i >= off + len) && buf[i] != CANARY)
-			bad++;
-	CHECK_EQ(bad, 0);
+	CHECK_EQ(test_canary_damage(buf, REGION, off, len, CANARY), 0);
 }
 
-static void post_recv_b(struct pair *p, struct mrs *m, uint32_t len)
+static void post_recv_b(struct pair *p, struct test_mrs *m, uint32_t len)
 {
 	struct wqe_sge s = {(uint64_t)(uintptr_t)b_dst + OFF, len, m->b_dst->lkey};
 	struct wqe_recv_wr r = {.wr_id = 900, .sg_list = &s, .num_sge = 1}, *bad;
@@ -73,7 +51,7 @@ static void run_op(enum wqe_qp_type t, enum wqe_mtu mtu, enum wqe_wr_opcode op, 
 		   int inl)
 {
 	struct pair p;
-	struct mrs m;
+	struct test_mrs m;
 	struct wqe_send_wr wr, *bad;
 	struct wqe_sge s;
 	struct wqe_wc wc[4], rc[4];
@@ -157,7 +135,7 @@ static void run_op(enum wqe_qp_type t, enum wqe_mtu mtu, enum wqe_wr_opcode op, 
 		check_canaries(b_dst, OFF, len + grh);
 	}
 	pair_spin(&p, 4);
-	unreg(&m);
+	test_unreg4(&m);
 	pair_close(&p);
 }
 

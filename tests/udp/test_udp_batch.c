@@ -253,32 +253,15 @@ static void check_a_sent(const struct upair *p, const struct wqe_link *al)
 
 /* ---- RC traffic ----------------------------------------------------------- */
 
-struct mrs {
-	struct wqe_mr *a_src, *a_dst, *b_src, *b_dst;
-};
+static uint8_t *const bufs[4] = {a_src, a_dst, b_src, b_dst};
 
-static void reg(struct upair *p, struct mrs *m)
+static void reg(struct upair *p, struct test_mrs *m)
 {
 	const unsigned all =
 	    WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ;
 
-	m->a_src = wqe_reg_mr(p->a.pd, a_src, REGION, all);
-	m->a_dst = wqe_reg_mr(p->a.pd, a_dst, REGION, all);
-	m->b_src = wqe_reg_mr(p->b.pd, b_src, REGION, all);
-	m->b_dst = wqe_reg_mr(p->b.pd, b_dst, REGION, all);
-	CHECK(m->a_src && m->a_dst && m->b_src && m->b_dst);
-	test_rng_fill(&rng, a_src, REGION);
-	test_rng_fill(&rng, b_src, REGION);
-	memset(a_dst, CANARY, REGION);
-	memset(b_dst, CANARY, REGION);
-}
-
-static void unreg(struct mrs *m)
-{
-	wqe_dereg_mr(m->a_src);
-	wqe_dereg_mr(m->a_dst);
-	wqe_dereg_mr(m->b_src);
-	wqe_dereg_mr(m->b_dst);
+	test_reg4(m, p->a.pd, p->b.pd, bufs, REGION, all, all);
+	test_fill4(&rng, bufs, REGION, CANARY);
 }
 
 /* One side's messages: @n of @len[i] bytes from slot i of @src into slot
@@ -364,7 +347,7 @@ static void check_bytes(const uint8_t *dst, const uint8_t *src, int n, const uin
 	CHECK_EQ(bad, 0);
 }
 
-static void sides(struct upair *p, struct mrs *m, struct side *ab, struct side *ba)
+static void sides(struct upair *p, struct test_mrs *m, struct side *ab, struct side *ba)
 {
 	*ab = (struct side){p->a.qp, p->b.qp, a_src, b_dst, m->a_src, m->b_dst, p->a.scq, p->b.rcq};
 	*ba = (struct side){p->b.qp, p->a.qp, b_src, a_dst, m->b_src, m->a_dst, p->b.scq, p->a.rcq};
@@ -401,7 +384,7 @@ static void case_both_ways(enum wqe_mtu mtu)
 {
 	enum { N = 96, SLOT = 10240 };
 	struct upair p;
-	struct mrs m;
+	struct test_mrs m;
 	struct side ab, ba;
 	struct wqe_link_stats sa, sb;
 
@@ -430,7 +413,7 @@ static void case_both_ways(enum wqe_mtu mtu)
 	CHECK_EQ(sb.rx_frames, sb.rx_datagrams);
 	CHECK_EQ(p.a.drops + p.b.drops, 0);
 	logs_off();
-	unreg(&m);
+	test_unreg4(&m);
 	upair_close(&p);
 }
 
@@ -444,7 +427,7 @@ static void case_big_batch(void)
 	enum { NPKT = 200 };
 	const uint32_t len = NPKT * 1024;
 	struct upair p;
-	struct mrs m;
+	struct test_mrs m;
 	struct wqe_send_wr wr, *bad;
 	struct wqe_sge sge;
 	struct wqe_wc wc;
@@ -488,7 +471,7 @@ static void case_big_batch(void)
 	CHECK_EQ(logs[0].rdatagrams, NPKT);
 	check_a_sent(&p, p.a.link);
 	logs_off();
-	unreg(&m);
+	test_unreg4(&m);
 	upair_close(&p);
 }
 
@@ -501,7 +484,7 @@ static void case_refused(int err)
 {
 	enum { N = 48, SLOT = 20000 };
 	struct upair p;
-	struct mrs m;
+	struct test_mrs m;
 	struct side ab, ba;
 	uint32_t len[N];
 	struct wqe_link_stats s;
@@ -534,7 +517,7 @@ static void case_refused(int err)
 	CHECK_EQ(wqe_query_qp_stats(p.a.qp, &q), 0);
 	CHECK(q.retransmits > 0);
 	logs_off();
-	unreg(&m);
+	test_unreg4(&m);
 	upair_close(&p);
 }
 
@@ -561,7 +544,7 @@ static void case_fault(void)
 	const struct wqe_fault_cfg none = {.seed = 1};
 	const struct wqe_fault_cfg some = {.drop = 0.02, .reorder = 0.1, .delay = 0.1, .seed = 2};
 	struct upair p;
-	struct mrs m;
+	struct test_mrs m;
 	struct side ab, ba;
 	struct wqe_link *fa, *fb;
 	uint32_t one = 1;
@@ -599,7 +582,7 @@ static void case_fault(void)
 	CHECK_EQ(wqe_link_destroy(fa), 0);
 	CHECK_EQ(wqe_link_destroy(fb), 0);
 	logs_off();
-	unreg(&m);
+	test_unreg4(&m);
 	upair_close(&p);
 }
 
@@ -613,7 +596,7 @@ static void case_fault(void)
 static void case_receive(void)
 {
 	struct upair p;
-	struct mrs m;
+	struct test_mrs m;
 	struct wqe_pkt k;
 	struct wqe_link_stats s0, s;
 	struct pollfd pf;
@@ -650,7 +633,7 @@ static void case_receive(void)
 	CHECK_MEM(b_dst, payload, sizeof(payload));
 	pf = (struct pollfd){wqe_link_udp_fd(p.a.link), POLLIN, 0};
 	CHECK_EQ(poll(&pf, 1, 5000), 1);
-	unreg(&m);
+	test_unreg4(&m);
 	upair_close(&p);
 }
 

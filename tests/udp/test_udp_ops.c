@@ -22,50 +22,28 @@
 static uint8_t a_src[REGION], a_dst[REGION], b_src[REGION], b_dst[REGION];
 static struct test_rng rng;
 
-struct mrs {
-	struct wqe_mr *a_src, *a_dst, *b_src, *b_dst;
-};
+static uint8_t *const bufs[4] = {a_src, a_dst, b_src, b_dst};
 
-static void reg(struct upair *p, struct mrs *m)
+static void reg(struct upair *p, struct test_mrs *m)
 {
 	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
 			     WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC;
 
-	m->a_src = wqe_reg_mr(p->a.pd, a_src, REGION, WQE_ACCESS_LOCAL_WRITE);
-	m->a_dst = wqe_reg_mr(p->a.pd, a_dst, REGION, WQE_ACCESS_LOCAL_WRITE);
-	m->b_src = wqe_reg_mr(p->b.pd, b_src, REGION, all);
-	m->b_dst = wqe_reg_mr(p->b.pd, b_dst, REGION, all);
-	CHECK(m->a_src && m->a_dst && m->b_src && m->b_dst);
-}
-
-static void unreg(struct mrs *m)
-{
-	wqe_dereg_mr(m->a_src);
-	wqe_dereg_mr(m->a_dst);
-	wqe_dereg_mr(m->b_src);
-	wqe_dereg_mr(m->b_dst);
+	test_reg4(m, p->a.pd, p->b.pd, bufs, REGION, WQE_ACCESS_LOCAL_WRITE, all);
 }
 
 static void fill(void)
 {
-	test_rng_fill(&rng, a_src, REGION);
-	test_rng_fill(&rng, b_src, REGION);
-	memset(a_dst, CANARY, REGION);
-	memset(b_dst, CANARY, REGION);
+	test_fill4(&rng, bufs, REGION, CANARY);
 }
 
 /* Every byte of @buf outside [off, off+len) is still the canary. */
 static void check_canaries(const uint8_t *buf, size_t off, size_t len)
 {
-	size_t bad = 0;
-
-	for (size_t i = 0; i < REGION; i++)
-		if ((i < off || i >= off + len) && buf[i] != CANARY)
-			bad++;
-	CHECK_EQ(bad, 0);
+	CHECK_EQ(test_canary_damage(buf, REGION, off, len, CANARY), 0);
 }
 
-static void post_recv_b(struct upair *p, struct mrs *m, uint64_t id, size_t off, uint32_t len)
+static void post_recv_b(struct upair *p, struct test_mrs *m, uint64_t id, size_t off, uint32_t len)
 {
 	struct wqe_sge s = {(uint64_t)(uintptr_t)b_dst + off, len, m->b_dst->lkey};
 	struct wqe_recv_wr r = {.wr_id = id, .sg_list = &s, .num_sge = 1}, *bad;
@@ -80,7 +58,7 @@ static int is_atomic(enum wqe_wr_opcode op)
 
 /* The Work Request of one RC operation on A: @len bytes at offset @off of
  * the source (READ, atomics: the destination) to offset @off on B. */
-static void rc_wr(struct mrs *m, enum wqe_wr_opcode op, size_t off, uint32_t len,
+static void rc_wr(struct test_mrs *m, enum wqe_wr_opcode op, size_t off, uint32_t len,
 		  struct wqe_send_wr *wr, struct wqe_sge *s)
 {
 	int local_dst = op == WQE_WR_RDMA_READ || is_atomic(op);
@@ -121,7 +99,7 @@ static void check_recv(const struct wqe_wc *rc, enum wqe_wr_opcode op, uint64_t 
 	}
 }
 
-static void run_op(struct upair *p, struct mrs *m, enum wqe_wr_opcode op, uint32_t len)
+static void run_op(struct upair *p, struct test_mrs *m, enum wqe_wr_opcode op, uint32_t len)
 {
 	static uint64_t id = 1;
 	int needs_recv =
@@ -178,7 +156,7 @@ static void run_op(struct upair *p, struct mrs *m, enum wqe_wr_opcode op, uint32
  * places, many datagrams in the sockets at once. Completions in order,
  * every byte where it belongs.
  */
-static void run_batch(struct upair *p, struct mrs *m)
+static void run_batch(struct upair *p, struct test_mrs *m)
 {
 	enum { N = 24, LEN = 2000, STEP = 2048 };
 	static const enum wqe_wr_opcode ops[3] = {WQE_WR_RDMA_WRITE, WQE_WR_SEND, WQE_WR_RDMA_READ};
@@ -245,7 +223,7 @@ static void run_rc(enum wqe_mtu mtu)
 	uint32_t b = wqe_mtu_to_bytes(mtu);
 	const uint32_t sizes[] = {1, 60, b - 1, b + 1, 3 * b + 5, 30000, 65536 + 3};
 	struct upair p;
-	struct mrs m;
+	struct test_mrs m;
 
 	CHECK_EQ(upair_open(&p, WQE_QPT_RC, mtu, 64), 0);
 	reg(&p, &m);
@@ -256,7 +234,7 @@ static void run_rc(enum wqe_mtu mtu)
 	run_op(&p, &m, WQE_WR_ATOMIC_FETCH_AND_ADD, 8);
 	run_batch(&p, &m);
 	check_links(&p);
-	unreg(&m);
+	test_unreg4(&m);
 	upair_close(&p);
 }
 
@@ -265,7 +243,7 @@ static void run_ud(void)
 {
 	const uint32_t sizes[] = {1, 1000, 4096};
 	struct upair p;
-	struct mrs m;
+	struct test_mrs m;
 
 	CHECK_EQ(upair_open(&p, WQE_QPT_UD, WQE_MTU_4096, 64), 0);
 	reg(&p, &m);
@@ -305,7 +283,7 @@ static void run_ud(void)
 		}
 	}
 	CHECK_EQ(p.b.drops, 0);
-	unreg(&m);
+	test_unreg4(&m);
 	upair_close(&p);
 }
 

@@ -218,3 +218,40 @@ void test_gid_v4(union wqe_gid *g, uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 	g->raw[14] = c;
 	g->raw[15] = d;
 }
+
+void test_reg4(struct test_mrs *m, struct wqe_pd *pa, struct wqe_pd *pb, uint8_t *const buf[4],
+	       size_t len, unsigned a_access, unsigned b_access)
+{
+	m->a_src = wqe_reg_mr(pa, buf[0], len, a_access);
+	m->a_dst = wqe_reg_mr(pa, buf[1], len, a_access);
+	m->b_src = wqe_reg_mr(pb, buf[2], len, b_access);
+	m->b_dst = wqe_reg_mr(pb, buf[3], len, b_access);
+	CHECK(m->a_src && m->a_dst && m->b_src && m->b_dst);
+}
+
+void test_unreg4(struct test_mrs *m)
+{
+	wqe_dereg_mr(m->a_src);
+	wqe_dereg_mr(m->a_dst);
+	wqe_dereg_mr(m->b_src);
+	wqe_dereg_mr(m->b_dst);
+}
+
+void test_fill4(struct test_rng *r, uint8_t *const buf[4], size_t len, uint8_t canary)
+{
+	test_rng_fill(r, buf[0], len);
+	test_rng_fill(r, buf[2], len);
+	memset(buf[1], canary, len);
+	memset(buf[3], canary, len);
+}
+
+size_t test_canary_damage(const uint8_t *buf, size_t region, size_t off, size_t len,
+			  uint8_t canary)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < region; i++)
+		if ((i < off || i >= off + len) && buf[i] != canary)
+			bad++;
+	return bad;
+}

@@ -62,7 +62,6 @@ uint64_t test_rng_next(struct test_rng *r);
 uint64_t test_rng_below(struct test_rng *r, uint64_t n);
 void test_rng_fill(struct test_rng *r, void *p, size_t n);
 
-#endif
 
 /* Verbs helpers shared by the tests. */
 #include "wqe/verbs.h"
@@ -94,3 +93,25 @@ void test_gid_v4(union wqe_gid *g, uint8_t a, uint8_t b, uint8_t c, uint8_t d);
 /* Fills the attributes each transition needs for @t (all other fields 0). */
 void test_qp_attr_for(enum wqe_qp_type t, enum wqe_qp_state next, struct wqe_qp_attr *a,
 		      int *mask, uint32_t dest_qpn, enum wqe_mtu mtu);
+
+/* The four regions the operation tests move bytes between, registered:
+ * A's source and destination, B's source and destination. */
+struct test_mrs {
+	struct wqe_mr *a_src, *a_dst, *b_src, *b_dst;
+};
+
+/* Registers @buf[0..3] (A's source, A's destination, B's source, B's
+ * destination) of @len bytes each on @pa (A's, with @a_access) and @pb
+ * (B's, with @b_access); a failure is a CHECK failure. */
+void test_reg4(struct test_mrs *m, struct wqe_pd *pa, struct wqe_pd *pb, uint8_t *const buf[4],
+	       size_t len, unsigned a_access, unsigned b_access);
+void test_unreg4(struct test_mrs *m);
+/* The sources (@buf[0] and @buf[2]) random from @r, the destinations
+ * (@buf[1] and @buf[3]) all @canary. */
+void test_fill4(struct test_rng *r, uint8_t *const buf[4], size_t len, uint8_t canary);
+/* How many bytes of @buf[0, region) outside [off, off + len) are not
+ * @canary. */
+size_t test_canary_damage(const uint8_t *buf, size_t region, size_t off, size_t len,
+			  uint8_t canary);
+
+#endif
