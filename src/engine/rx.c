@@ -115,4 +115,5 @@ void nic_receive(struct nic *n, const uint8_t *frame, size_t len)
 	nic_now(n); /* timers armed on the way start from now */
 	nic_rx(n, frame, len);
 	resp_ack_flush(n);
+	nic_tx_flush(n); /* the responses it caused leave now */
 }

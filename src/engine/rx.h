@@ -34,7 +34,8 @@ const char *rx_drop_str(enum rx_drop d);
 void nic_rx(struct nic *n, const uint8_t *frame, size_t len);
 
 /* One frame handed in on its own (wqe_context_receive()): nic_rx(), then
- * the ACKs it made due (resp_ack_flush()). */
+ * the ACKs it made due (resp_ack_flush()), then the link's flush
+ * (nic_tx_flush()), as at the end of a progress call. */
 void nic_receive(struct nic *n, const uint8_t *frame, size_t len);
 
 #endif

@@ -98,7 +98,6 @@ int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t le
 	if (!ctx || !frame || len > 65535)
 		return EINVAL;
 	nic_receive(ctx->nic, frame, len);
-	nic_tx_flush(ctx->nic); /* the responses it caused leave now */
 	return 0;
 }
 
