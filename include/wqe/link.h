@@ -121,7 +121,9 @@ struct wqe_udp_cfg {
  * headers and payload (damaged on the way, e.g. by a fault injector
  * wrapping this link) keeps its error: the new ICRC is the one the
  * undamaged frame would have had, so the receiver drops it as on any other
- * link. A frame that is not IPv4/IPv6 UDP to port 4791, or of the other
+ * link (the check costs a CRC of the frame, so it is made only for frames
+ * that came through a fault link: the NIC's own are as it built them). A
+ * frame that is not IPv4/IPv6 UDP to port 4791, or of the other
  * address family than the socket's, is dropped and counted in
  * no_destination; a full socket buffer (EAGAIN, ENOBUFS) in queue_full;
  * any other send error (EMSGSIZE over the path MTU, EHOSTUNREACH, ...) in

@@ -30,6 +30,9 @@ struct link_port {
 	struct link_frame *q;
 	uint32_t head, tail;
 	struct link_port *inner; /* fault link: the port on the inner link */
+	/* the port a fault link's port sends through: its frames may have
+	 * been damaged since the NIC built them */
+	bool behind_fault;
 	/* loopback: the pool buffer handed out by tx_buf for the next frame
 	 * (kept when a frame could not be queued) */
 	uint8_t *spare;

@@ -25,6 +25,7 @@ struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6])
 			p->inner = link_port_attach(l->inner, mac);
 			if (!p->inner)
 				return NULL;
+			p->inner->behind_fault = true;
 		}
 		p->link = l;
 		p->used = true;

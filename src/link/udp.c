@@ -318,7 +318,8 @@ static void tx_flush(struct wqe_link *l)
  * the buffer of the next slot, with the ICRC over the kernel's headers;
  * a full queue is sent at once.
  */
-static void tx_queue(struct wqe_link *l, const struct udp_dest *d, uint8_t *payload)
+static void tx_queue(struct wqe_link *l, const struct udp_dest *d, uint8_t *payload,
+		     bool damaged)
 {
 	struct link_udp *u = &l->udp;
 	struct udp_txq *q = u->tx;
@@ -326,15 +327,18 @@ static void tx_queue(struct wqe_link *l, const struct udp_dest *d, uint8_t *payl
 	struct msghdr *m = &q->msg[q->n].msg_hdr;
 	uint32_t icrc;
 
-	/* The ICRC over the kernel's headers, carrying over any error the
-	 * frame had: a frame damaged since the NIC built it (a fault link)
-	 * must fail the receiver's check as it would on any other link. By
-	 * the CRC's linearity, for frames of one length, wire ^ nic ^ given
-	 * is the ICRC the undamaged frame would have with the kernel's
-	 * headers. Computed from @d before it is written: @payload may be
-	 * @d's own payload. */
-	icrc = wire_icrc(u, d) ^ wqe_icrc(d->l3, d->l3_len, d->ipver) ^
-	       get_le32(d->payload + d->len - WQE_ICRC_LEN);
+	/* The ICRC over the kernel's headers. When the frame may have been
+	 * damaged since the NIC built it (@damaged: it came through a fault
+	 * link), the error is carried over, so that it fails the receiver's
+	 * check as it would on any other link: by the CRC's linearity, for
+	 * frames of one length, wire ^ nic ^ given is the ICRC the undamaged
+	 * frame would have with the kernel's headers. A frame straight from
+	 * the NIC is as it built it: one CRC, not three. Computed from @d
+	 * before it is written: @payload may be @d's own payload. */
+	icrc = wire_icrc(u, d);
+	if (damaged)
+		icrc ^= wqe_icrc(d->l3, d->l3_len, d->ipver) ^
+			get_le32(d->payload + d->len - WQE_ICRC_LEN);
 	put_le32(payload + d->len - WQE_ICRC_LEN, icrc);
 	memset(m, 0, sizeof(*m));
 	memset(&s->to, 0, sizeof(s->to));
@@ -372,7 +376,7 @@ static void udp_xmit(void *port, const uint8_t *frame, size_t len)
 	 * the alignment the NIC gave it. The ICRC is written by tx_queue(). */
 	payload = q->slot[q->n].buf + (d.payload - frame);
 	memcpy(payload, d.payload, d.len - WQE_ICRC_LEN);
-	tx_queue(l, &d, payload);
+	tx_queue(l, &d, payload, ((struct link_port *)port)->behind_fault);
 }
 
 /* The buffer the NIC builds its next frame in (a pool buffer, as the
@@ -400,7 +404,7 @@ static void udp_xmit_buf(void *port, uint8_t *buf, size_t len)
 		return;
 	q->spare = q->slot[q->n].buf;
 	q->slot[q->n].buf = buf;
-	tx_queue(l, &d, buf + (d.payload - buf));
+	tx_queue(l, &d, buf + (d.payload - buf), false); /* the NIC's own buffer */
 }
 
 static void udp_flush(void *port)
