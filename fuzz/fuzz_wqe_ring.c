@@ -396,9 +396,20 @@ static void decode_raw(const uint8_t *p, size_t len)
 			    .qp_type = types[t], .max_bytes = (uint32_t)len, .qpn = 0x123};
 			struct wqe_desc d;
 
-			if (wqe_decode(fmts[f], &dc, p, len, &d) == WQE_DEC_OK &&
-			    d.num_sge > WQE_DESC_MAX_SGE)
+			struct wqe_desc_simple s;
+			enum wqe_decode_err de = wqe_decode(fmts[f], &dc, p, len, &d);
+
+			if (de == WQE_DEC_OK && d.num_sge > WQE_DESC_MAX_SGE)
 				fz_die("decoded %u SGEs", d.num_sge);
+			/* The fast path's decoder takes only what the general
+			 * one decodes, and reads the same fields. */
+			if (len >= 64 && wqe_decode_simple(fmts[f], types[t], 0x123, p, &s) &&
+			    (de != WQE_DEC_OK || d.op != s.op || d.num_sge != 1 || d.is_inline ||
+			     d.nblocks != 1 || d.sge[0].addr != s.addr || d.sge[0].lkey != s.lkey ||
+			     d.total_len != s.length || d.remote_addr != s.remote_addr ||
+			     d.rkey != s.rkey || d.imm || d.fence != s.fence ||
+			     d.signaled != s.signaled || d.solicited != s.solicited))
+				fz_die("the simple decoder took a WQE the decoder reads otherwise");
 			(void)wqe_describe(fmts[f], &dc, p, len, &desc);
 		}
 		if (wqe_decode_recv(fmts[f], p, len, &rd) == WQE_DEC_OK &&

@@ -177,6 +177,42 @@ WQE_API enum wqe_decode_err wqe_decode(enum wqe_format fmt, const struct wqe_dec
 				       const uint8_t *wqe, size_t len, struct wqe_desc *out);
 
 /*
+ * The commonest send WQE in a small fixed form: an RDMA WRITE or a SEND
+ * with no immediate and one data segment (not inline), on an RC or UC QP,
+ * the whole WQE in one 64-byte block. A NIC's fast path takes this shape
+ * without the general decode (the engine's requester does).
+ */
+struct wqe_desc_simple {
+	enum wqe_op op;        /* WQE_OP_RDMA_WRITE or WQE_OP_SEND */
+	uint8_t fence;         /* as struct wqe_desc */
+	uint8_t signaled;      /* the WQE's own request (not sq_sig_all) */
+	uint8_t solicited;
+	uint32_t length;       /* the data segment's, 1 to 2^31 - 1 */
+	uint32_t lkey;
+	uint64_t addr;
+	uint64_t remote_addr;  /* WRITE; 0 for a SEND */
+	uint32_t rkey;         /* WRITE; 0 for a SEND */
+};
+
+/*
+ * wqe_decode_simple - recognise the commonest send WQE (struct
+ * wqe_desc_simple) in one block.
+ * @fmt:   the format.
+ * @t:     the QP's transport.
+ * @qpn:   the QP's number (an mlx5 WQE names its QP).
+ * @block: the WQE's first 64 bytes (all of them are readable).
+ * @out:   filled when 1 is returned; otherwise unspecified.
+ * Returns 1 when the block is such a WQE of QP @qpn: wqe_decode() would
+ * then decode it with WQE_DEC_OK, in one block, into the same fields
+ * (num_sge 1, no inline data, imm 0, qpn @qpn). Returns 0 for anything
+ * else, well-formed or not (wqe_decode() says what it is), and always for
+ * a format without such a shape (rxe: its slots are larger than a block)
+ * or a NULL pointer. Thread-safe.
+ */
+WQE_API int wqe_decode_simple(enum wqe_format fmt, enum wqe_qp_type t, uint32_t qpn,
+			      const uint8_t *block, struct wqe_desc_simple *out);
+
+/*
  * One decoded receive WQE: the scatter list that a SEND's payload (on UD,
  * the 40-byte GRH area first) or a WRITE with immediate's completion takes.
  * The engine decodes the WQE at its consumer counter again for each packet

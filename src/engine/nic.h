@@ -257,6 +257,12 @@ struct nic {
 	uint64_t tx_frames;
 	wqe_trace_fn trace;
 	void *trace_arg;
+	/* The requester's and the receive path's fast paths for the commonest
+	 * packets are off (tests compare the two ways; a trace turns them off
+	 * too, since they report no events). */
+	bool no_fast_path;
+	uint64_t fast_tx;          /* request packets the requester's fast path sent */
+	uint64_t fast_rx;          /* frames the receive fast path took */
 	nic_event_fn event;        /* asynchronous events; NULL: none kept */
 	void *event_arg;
 	/* what the frames sent now belong to, for TX events */

@@ -212,10 +212,8 @@ static void bth_of(const struct wqe_pktz *z, uint32_t i, uint32_t mtu, struct wq
 
 static bool tmpl_matches(const struct wqe_pktz_tmpl *t, const struct wqe_pktz_qp *q)
 {
-	return t->valid && t->tclass == q->tclass && t->hop_limit == q->hop_limit &&
-	       t->flow_label == q->flow_label && memeq6(t->dmac, q->dmac) &&
-	       memeq6(t->smac, q->smac) && memeq16(t->sgid.raw, q->sgid.raw) &&
-	       memeq16(t->dgid.raw, q->dgid.raw);
+	return pktz_tmpl_fits(t, q->tclass, q->hop_limit, q->flow_label, q->dmac, q->smac,
+			      &q->sgid, &q->dgid);
 }
 
 /* Keeps the Ethernet, IP and UDP headers of a frame just built on the
@@ -255,6 +253,48 @@ static void tmpl_capture(struct wqe_pktz_tmpl *t, const struct wqe_pktz_qp *q,
 	t->valid = 1;
 }
 
+size_t pktz_tmpl_begin(const struct wqe_pktz_tmpl *t, uint8_t *buf, size_t cap, uint32_t tlen,
+		       uint16_t ip_id, uint16_t udp_sport)
+{
+	uint32_t udp_len = WQE_UDP_LEN + tlen, ip_len, sum;
+	uint8_t *l3 = buf + WQE_ETH_LEN, *l4 = buf + t->len - WQE_UDP_LEN;
+	size_t frame_len = (size_t)t->len + tlen;
+
+	ip_len = t->ipver == 4 ? WQE_IPV4_LEN + udp_len : udp_len;
+	if (ip_len > 0xffff || frame_len > cap)
+		return 0;
+	/* A constant-size copy is a few vector moves (a variable one here
+	 * became a slow rep movs); what it puts past t->len the caller
+	 * writes again, and it stays inside the frame. */
+	if (frame_len >= sizeof(t->hdr))
+		memcpy(buf, t->hdr, sizeof(t->hdr));
+	else
+		memcpy(buf, t->hdr, t->len);
+	if (t->ipver == 4) {
+		put_be16(l3 + 2, (uint16_t)ip_len);
+		put_be16(l3 + 4, ip_id);
+		sum = t->ip_sum + ip_len + ip_id;
+		sum = (sum & 0xffffu) + (sum >> 16);
+		sum = (sum & 0xffffu) + (sum >> 16);
+		put_be16(l3 + 10, (uint16_t)~sum);
+	} else {
+		put_be16(l3 + 4, (uint16_t)udp_len);
+	}
+	put_be16(l4, udp_sport);
+	put_be16(l4 + 4, (uint16_t)udp_len);
+	return frame_len;
+}
+
+void pktz_tmpl_seal(const struct wqe_pktz_tmpl *t, uint8_t *buf, size_t frame_len,
+		    uint32_t padcnt)
+{
+	uint8_t *icrc = buf + frame_len - WQE_ICRC_LEN;
+
+	memset(icrc - padcnt, 0, padcnt + WQE_ICRC_LEN);
+	put_le32(icrc, wqe_icrc_inplace(buf + WQE_ETH_LEN, frame_len - WQE_ICRC_LEN - WQE_ETH_LEN,
+					t->ipver));
+}
+
 /* Headers a request packet can carry besides the BTH. */
 #define REQ_EXT_HDRS                                                                        \
 	((uint32_t)WQE_HDR_DETH | WQE_HDR_RETH | WQE_HDR_ATOMICETH | WQE_HDR_IMMDT | WQE_HDR_IETH)
@@ -272,39 +312,18 @@ static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *
 	struct wqe_wire_opinfo info;
 	struct wqe_pkt x; /* the extension headers only */
 	struct wqe_bth bth;
-	uint32_t padcnt = (0u - plen) & 3u, udp_len, ip_len, sum;
-	uint8_t *l3 = buf + WQE_ETH_LEN, *l4, *b;
+	uint32_t padcnt = (0u - plen) & 3u;
 	size_t frame_len;
+	uint8_t *b;
 
 	bth_of(z, i, mtu, &bth);
 	if (wqe_wire_opcode_info(bth.opcode, &info) || (info.hdrs & ~(REQ_EXT_HDRS | WQE_HDR_BTH)) ||
 	    (plen && !info.has_payload))
 		return 0;
-	udp_len = WQE_UDP_LEN + info.hdr_len + plen + padcnt + WQE_ICRC_LEN;
-	ip_len = t->ipver == 4 ? WQE_IPV4_LEN + udp_len : udp_len;
-	frame_len = (size_t)t->len + info.hdr_len + plen + padcnt + WQE_ICRC_LEN;
-	if (ip_len > 0xffff || frame_len > cap)
+	frame_len = pktz_tmpl_begin(t, buf, cap, info.hdr_len + plen + padcnt + WQE_ICRC_LEN,
+				    z->ip_id, z->qp.udp_sport);
+	if (!frame_len)
 		return 0;
-	/* A constant-size copy is a few vector moves (a variable one here
-	 * became a slow rep movs); what it puts past t->len is written again
-	 * below, and it stays inside the frame. */
-	if (frame_len >= sizeof(t->hdr))
-		memcpy(buf, t->hdr, sizeof(t->hdr));
-	else
-		memcpy(buf, t->hdr, t->len);
-	l4 = buf + t->len - WQE_UDP_LEN;
-	if (t->ipver == 4) {
-		put_be16(l3 + 2, (uint16_t)ip_len);
-		put_be16(l3 + 4, z->ip_id);
-		sum = t->ip_sum + ip_len + z->ip_id;
-		sum = (sum & 0xffffu) + (sum >> 16);
-		sum = (sum & 0xffffu) + (sum >> 16);
-		put_be16(l3 + 10, (uint16_t)~sum);
-	} else {
-		put_be16(l3 + 4, (uint16_t)udp_len);
-	}
-	put_be16(l4, z->qp.udp_sport);
-	put_be16(l4 + 4, (uint16_t)udp_len);
 	b = buf + t->len;
 	bth.padcnt = (uint8_t)padcnt;
 	b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);
@@ -321,9 +340,7 @@ static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *
 	if (info.hdrs & WQE_HDR_IETH)
 		b += wqe_ieth_encode(&x.ieth, b, WQE_IETH_LEN);
 	gather(z, b, plen);
-	memset(b + plen, 0, padcnt + WQE_ICRC_LEN);
-	put_le32(buf + frame_len - WQE_ICRC_LEN,
-		 wqe_icrc_inplace(l3, frame_len - WQE_ICRC_LEN - WQE_ETH_LEN, t->ipver));
+	pktz_tmpl_seal(t, buf, frame_len, padcnt);
 	*len = frame_len;
 	return 1;
 }

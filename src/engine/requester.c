@@ -27,6 +27,7 @@
 
 #include "engine/completer.h"
 #include "engine/flush.h"
+#include "common/mtu.h"
 #include "engine/pktz_int.h"
 #include "wqe/packetize.h"
 
@@ -174,16 +175,44 @@ static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
 	return WQE_WC_SUCCESS;
 }
 
+/* Completes the WQE at block @start with @st; false if its completion was
+ * lost to an overrun. */
+static bool complete_at(struct qpc *q, uint32_t start, enum wqe_op op, uint64_t len,
+			bool signaled, enum wqe_wc_status st)
+{
+	struct cqe c = {.qpn = q->qpn, .wqe_counter = start, .status = (uint8_t)st,
+			.opcode = (uint8_t)wc_opcode_of(op), .byte_len = (uint32_t)len};
+
+	if (st != WQE_WC_SUCCESS || signaled)
+		return nic_push_cqe(q->eng->nic, q->send_cq, &c);
+	return true;
+}
+
 /* Completes @f with @st; false if its completion was lost to an overrun. */
 static bool complete(struct qpc *q, const struct fetched *f, enum wqe_wc_status st)
 {
-	struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
-			.opcode = (uint8_t)wc_opcode_of(f->d.op),
-			.byte_len = (uint32_t)f->d.total_len};
+	return complete_at(q, f->start, f->d.op, f->d.total_len, f->d.signaled, st);
+}
 
-	if (st != WQE_WC_SUCCESS || f->d.signaled)
-		return nic_push_cqe(q->eng->nic, q->send_cq, &c);
-	return true;
+/* An RC WQE is in flight from its first packet: an ACK or NAK for any of
+ * its PSNs finds it. */
+static void in_flight(struct nic *n, struct qpc *q, uint32_t start, uint32_t nblocks,
+		      enum wqe_op op, uint64_t len, bool signaled, uint32_t first_psn,
+		      uint32_t npsn)
+{
+	struct eng_req *r = &q->eng->req;
+	struct inflight *fl = &q->eng->inflight[r->fl_head++ % r->nflight];
+
+	fl->start = start;
+	fl->len = (uint32_t)len;
+	fl->first_psn = first_psn & 0xffffffu;
+	fl->nblocks = nblocks & 0xffu;
+	fl->npsn = npsn & 0xffffffu;
+	fl->op = (uint32_t)op & 0x7fu;
+	fl->signaled = signaled;
+	if (op_is_rd_atomic(op))
+		r->rd_atomic++;
+	comp_arm(n, q);
 }
 
 /* A WQE that failed its checks: no packet, an error completion whatever
@@ -310,20 +339,8 @@ static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32
 			e->req.msg.payload_bytes += f->iov[i].len;
 		}
 	if (q->type == WQE_QPT_RC) {
-		/* In flight from its first packet: an ACK or NAK for any of its
-		 * PSNs finds it. */
-		struct inflight *fl = &e->inflight[e->req.fl_head++ % e->req.nflight];
-
-		fl->start = f->start;
-		fl->len = (uint32_t)f->d.total_len;
-		fl->first_psn = z.first_psn & 0xffffffu;
-		fl->nblocks = f->nblocks & 0xffu;
-		fl->npsn = z.npsn & 0xffffffu;
-		fl->op = (uint32_t)f->d.op & 0x7fu;
-		fl->signaled = f->d.signaled;
-		if (op_is_rd_atomic(f->d.op))
-			e->req.rd_atomic++;
-		comp_arm(n, q);
+		in_flight(n, q, f->start, f->nblocks, f->d.op, f->d.total_len, f->d.signaled,
+			  z.first_psn, z.npsn);
 	} else if (done) {
 		/* UC and UD complete when their last packet has left. */
 		complete(q, f, WQE_WC_SUCCESS);
@@ -428,6 +445,94 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 	return sent;
 }
 
+/*
+ * The fast path: the commonest WQE (wqe_decode_simple(): a one-block RDMA
+ * WRITE or SEND with one SGE, RC or UC) whose message is one packet, on
+ * the path the request template holds, when no fence holds it. The same
+ * frame, counters, completion and state as fetch(), check() and
+ * send_wqe() give it, without the general WQE description, packetizer
+ * and header builder in between (tests/engine/test_fastpath.c runs the
+ * two side by side and compares them frame by frame). Anything else
+ * (including a WQE that would fail a check) goes the general way.
+ * Returns 1 if the WQE at r->fetch was sent, 0 if it was not touched.
+ */
+static int send_simple(struct nic *n, struct qpc *q)
+{
+	/* ONLY packets by transport (RC, UC) and operation (SEND, WRITE). */
+	static const uint8_t only[2][2] = {
+		{WQE_WIRE_RC_SEND_ONLY, WQE_WIRE_RC_RDMA_WRITE_ONLY},
+		{WQE_WIRE_UC_SEND_ONLY, WQE_WIRE_UC_RDMA_WRITE_ONLY}};
+	struct eng_req *r = &q->eng->req;
+	const struct wqe_pktz_tmpl *t = &n->req_tmpl;
+	uint8_t gi = q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0;
+	uint16_t pki = q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0;
+	uint32_t padcnt, hlen, start = r->fetch;
+	struct wqe_desc_simple s;
+	uint8_t *host, *buf, *b;
+	size_t frame_len;
+	bool write, signaled;
+
+	if (!wqe_decode_simple(q->format, q->type, q->qpn, sq_ring_block(q->sq, start), &s) ||
+	    (s.fence && r->rd_atomic) || s.length > mtu_bytes(q->path_mtu) ||
+	    keys_check(&n->keys, s.lkey, false, q->pd, s.addr, s.length, 0, &host) != KEY_OK ||
+	    !pktz_tmpl_fits(t, q->av.tclass, q->av.hop_limit, q->av.flow_label, q->av.dmac,
+			    n->port.mac, &n->port.gid[gi], &q->av.dgid))
+		return 0;
+	write = s.op == WQE_OP_RDMA_WRITE;
+	hlen = WQE_BTH_LEN + (write ? WQE_RETH_LEN : 0);
+	padcnt = (0u - s.length) & 3u;
+	buf = nic_tx_buf(n);
+	frame_len = pktz_tmpl_begin(t, buf, NIC_FRAME_MAX, hlen + s.length + padcnt + WQE_ICRC_LEN,
+				    r->ip_id, q->av.udp_sport);
+	if (!frame_len)
+		return 0;
+	b = buf + t->len;
+	{
+		/* SE on a solicited SEND, AckReq on every RC packet that ends a
+		 * message (packetize.c bth_of()). */
+		struct wqe_bth bth = {.opcode = only[q->type == WQE_QPT_UC][write],
+				      .se = !write && s.solicited,
+				      .padcnt = (uint8_t)padcnt,
+				      .pkey = n->port.pkey[pki],
+				      .destqp = q->dest_qpn & 0xffffffu,
+				      .ackreq = q->type == WQE_QPT_RC,
+				      .psn = r->psn & 0xffffffu};
+
+		b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);
+	}
+	if (write) {
+		struct wqe_reth reth = {.va = s.remote_addr, .rkey = s.rkey, .dma_len = s.length};
+
+		b += wqe_reth_encode(&reth, b, WQE_RETH_LEN);
+	}
+	memcpy(b, host, s.length);
+	pktz_tmpl_seal(t, buf, frame_len, padcnt);
+	n->tx_qpn = q->qpn;
+	n->tx_counter = start;
+	nic_xmit_buf(n, buf, frame_len);
+	n->tx_qpn = 0;
+	n->tx_counter = 0;
+	n->fast_tx++;
+	r->ip_id++;
+	r->stalled = false;
+	r->msg.wqes_fetched++;
+	r->msg.wqe_fetch_blocks++;
+	r->msg.packets_sent++;
+	r->msg.bytes_sent += frame_len;
+	r->msg.payload_reads++;
+	r->msg.payload_bytes += s.length;
+	signaled = s.signaled || q->sq_sig_all;
+	if (q->type == WQE_QPT_RC) {
+		in_flight(n, q, start, 1, s.op, s.length, signaled, r->psn, 1);
+	} else {
+		complete_at(q, start, s.op, s.length, signaled, WQE_WC_SUCCESS);
+		sq_retire(q->sq, 1);
+	}
+	r->psn = (r->psn + 1) & 0xffffffu;
+	r->fetch = start + 1;
+	return 1;
+}
+
 int req_run(struct nic *n, struct qpc *q, int budget)
 {
 	struct eng_req *r = &q->eng->req;
@@ -459,6 +564,11 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			flush_qp(n, q);
 			nic_event(n, NIC_EV_QP_FATAL, q->qpn, NULL);
 			return done + 1;
+		}
+		if (!n->trace && !n->no_fast_path && !r->resume && send_simple(n, q)) {
+			pkts++;
+			done++;
+			continue;
 		}
 		st = fetch(q, r->fetch, pi - r->fetch, &f);
 		if (st == WQE_WC_SUCCESS)

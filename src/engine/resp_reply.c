@@ -170,14 +170,14 @@ static void ack_due_first(struct resp_ctx *c)
 	}
 }
 
-void resp_ack_later(struct resp_ctx *c, uint32_t psn)
+void resp_ack_later(struct nic *n, struct qpc *q, uint32_t psn)
 {
-	struct eng_resp *r = c->r;
+	struct eng_resp *r = &q->eng->resp;
 
 	if (!r->ack_due) {
 		r->ack_due = true;
-		r->ack_next = c->n->ack_due;
-		c->n->ack_due = c->q;
+		r->ack_next = n->ack_due;
+		n->ack_due = q;
 	}
 	r->ack_due_psn = psn & RESP_PSN_MASK;
 }

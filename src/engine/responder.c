@@ -558,7 +558,7 @@ static enum resp_state acknowledge(struct resp_ctx *c)
 		else if (kind_is_atomic(&c->oi))
 			resp_send_atomic_ack(c);
 		else if (c->p->bth.ackreq)
-			resp_ack_later(c, c->p->bth.psn);
+			resp_ack_later(c->n, c->q, c->p->bth.psn);
 	}
 	return c->goto_error ? RS_ERROR : RS_DONE;
 }
@@ -786,6 +786,54 @@ void resp_start(struct nic *n, struct qpc *q)
 void resp_modified(struct qpc *q)
 {
 	q->eng->resp.ack.len = 0;
+}
+
+/* The states resp_rx() takes an accepted WRITE ONLY through (RC: and
+ * ACKNOWLEDGE; UC is done after EXECUTE). */
+#define WRITE_ONLY_PATH                                                                   \
+	(1u << RS_CHK_PSN | 1u << RS_CHK_OP_SEQ | 1u << RS_CHK_OP_VALID |                  \
+	 1u << RS_CHK_RESOURCE | 1u << RS_CHK_LENGTH | 1u << RS_CHK_RKEY | 1u << RS_EXECUTE)
+
+/*
+ * resp_rx()'s path for a WRITE ONLY that passes every check, in one step:
+ * chk_psn() (in sequence; UC not dropping), chk_op_seq() (no message
+ * open), chk_op_valid() (REMOTE_WRITE; a QP still in RTR goes the general
+ * way, which raises COMM_EST), chk_length(), chk_write() (the payload is
+ * the whole RETH length, the rkey covers it), exec_write(), accepted(),
+ * acknowledge().
+ */
+bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w)
+{
+	struct eng_resp *r = &q->eng->resp;
+	uint8_t *host = NULL;
+
+	if (w->psn != r->epsn || r->open != RESP_OPEN_NONE || q->state == WQE_QPS_RTR ||
+	    (q->type == WQE_QPT_UC && r->drop_msg) || !(q->access & WQE_ACCESS_REMOTE_WRITE) ||
+	    w->len > resp_mtu(q) || w->dma_len > RESP_MAX_MSG || w->len != w->dma_len ||
+	    (w->len && keys_check(&n->keys, w->rkey, true, q->pd, w->va, w->len,
+				  WQE_ACCESS_REMOTE_WRITE, &host) != KEY_OK))
+		return false;
+	r->stats.requests++;
+	if (q->type == WQE_QPT_RC)
+		r->sent_psn_nak = false;
+	if (w->len)
+		memcpy(host, w->payload, w->len);
+	r->wr.va = w->va + w->len;
+	r->wr.rkey = w->rkey;
+	r->wr.len = w->dma_len;
+	r->wr.resid = 0;
+	r->stats.bytes_placed += w->len;
+	r->msn = (r->msn + 1) & RESP_PSN_MASK;
+	r->stats.messages++;
+	r->epsn = (w->psn + 1) & RESP_PSN_MASK;
+	r->ack_psn = r->epsn;
+	r->last_path = WRITE_ONLY_PATH;
+	if (q->type == WQE_QPT_RC) {
+		r->last_path |= 1u << RS_ACKNOWLEDGE;
+		if (w->ackreq)
+			resp_ack_later(n, q, w->psn);
+	}
+	return true;
 }
 
 void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)

@@ -172,6 +172,25 @@ void resp_start(struct nic *n, struct qpc *q);
 /* One request packet for @q that passed the receive filters. */
 void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p);
 
+/*
+ * An RDMA WRITE ONLY for @q that passed the receive filters, as
+ * resp_rx() would take it on its commonest path (in sequence, no message
+ * open, the QP past RTR with REMOTE_WRITE, the length within the MTU and
+ * the RETH, the rkey good): the data placed, the same state and counters
+ * as resp_rx() leaves. Returns false, with nothing changed, for any other
+ * case: resp_rx() then takes the packet. The receive fast path's.
+ */
+struct resp_write_only {
+	uint32_t psn;
+	bool ackreq;
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t dma_len;
+	const uint8_t *payload;
+	uint32_t len;
+};
+bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w);
+
 /* Sends the ACK every QP of @n still owes (coalesced acknowledgement): once
  * the frames that arrived together have been taken, before control returns
  * to the application. */

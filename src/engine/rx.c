@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "common/bytes.h"
+#include "common/csum.h"
 #include "common/mem.h"
 #include "engine/completer.h"
 #include "engine/responder.h"
@@ -75,6 +77,83 @@ static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 	return -1;
 }
 
+/* The IPv4-mapped GID (::ffff:a.b.c.d) of the address at @a, written
+ * whole (as wqe_pkt_parse() does, so that reading it does not stall). */
+static void gid_of_v4(union wqe_gid *g, const uint8_t *a)
+{
+	memset(g->raw, 0, 10);
+	memset(g->raw + 10, 0xff, 2);
+	memcpy(g->raw + 12, a, 4);
+}
+
+#define RX_ETHERTYPE_IPV4 0x0800u
+
+/* Bytes before the transport headers, and before the payload, of an
+ * IPv4 RDMA WRITE ONLY. */
+#define WO_TRANSPORT (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
+#define WO_HDRS (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN + WQE_BTH_LEN + WQE_RETH_LEN)
+
+/*
+ * The fast receive path: an RC or UC RDMA WRITE ONLY in an untagged IPv4
+ * frame with no IP options, no UDP checksum and nothing after the IP
+ * packet, whose checksum and ICRC verify, that passes the receive filters
+ * and the responder's checks on their commonest path (resp_write_only()).
+ * It reads the frame where wqe_pkt_parse() and filter() would and leaves
+ * the same counters and state as the general path
+ * (tests/engine/test_fastpath.c compares the two). Returns false, with
+ * nothing changed, for any other frame: the general path then parses it
+ * and says why it is dropped, if it is.
+ */
+static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
+{
+	const uint8_t *ip = frame + WQE_ETH_LEN, *udp = ip + WQE_IPV4_LEN;
+	const uint8_t *bth = udp + WQE_UDP_LEN;
+	struct resp_write_only w;
+	union wqe_gid src, dst;
+	struct qpc *q;
+	uint32_t padcnt;
+	uint16_t pkey;
+
+	if (len < WO_HDRS + WQE_ICRC_LEN || len > 0xffff || ((len - WO_TRANSPORT) & 3) ||
+	    get_be16(frame + 12) != RX_ETHERTYPE_IPV4 || ip[0] != 0x45 || ip[9] != 17 ||
+	    (get_be16(ip + 6) & 0x3fffu) || get_be16(ip + 2) != len - WQE_ETH_LEN ||
+	    get_be16(udp + 2) != WQE_ROCEV2_PORT ||
+	    get_be16(udp + 4) != len - WQE_ETH_LEN - WQE_IPV4_LEN || get_be16(udp + 6) ||
+	    (bth[0] != WQE_WIRE_RC_RDMA_WRITE_ONLY && bth[0] != WQE_WIRE_UC_RDMA_WRITE_ONLY) ||
+	    (bth[1] & 0x0fu))
+		return false;
+	padcnt = (bth[1] >> 4) & 3u;
+	w.len = (uint32_t)(len - WO_HDRS - WQE_ICRC_LEN);
+	if (padcnt > w.len || csum_ipv4(ip) != 0 ||
+	    wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) != get_le32(frame + len - 4))
+		return false;
+	w.len -= padcnt;
+	gid_of_v4(&dst, ip + 16);
+	if (!port_has_gid(n, &dst))
+		return false;
+	q = qp_table_find(&n->qps, get_be24(bth + 5));
+	if (!q || (q->state != WQE_QPS_RTR && q->state != WQE_QPS_RTS &&
+		   q->state != WQE_QPS_SQD && q->state != WQE_QPS_SQE))
+		return false;
+	pkey = n->port.pkey[q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0];
+	gid_of_v4(&src, ip + 12);
+	if (q->type != (bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC) ||
+	    get_be16(bth + 2) != pkey || !memeq16(src.raw, q->av.dgid.raw))
+		return false;
+	w.psn = get_be24(bth + 9);
+	w.ackreq = (bth[8] & 0x80u) != 0;
+	w.va = get_be64(bth + WQE_BTH_LEN);
+	w.rkey = get_be32(bth + WQE_BTH_LEN + 8);
+	w.dma_len = get_be32(bth + WQE_BTH_LEN + 12);
+	w.payload = frame + WO_HDRS;
+	if (!resp_write_only(n, q, &w))
+		return false;
+	n->fast_rx++;
+	n->rx_accepted++;
+	q->eng->rx_requests++;
+	return true;
+}
+
 void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 {
 	struct wqe_pkt p;
@@ -84,6 +163,8 @@ void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 	if (n->tx.tap)
 		wqe_pcap_write(n->tx.tap, frame, len, n->clock_ns);
 	n->rx_frames++;
+	if (!n->trace && !n->no_fast_path && rx_write_only(n, frame, len))
+		return;
 	err = wqe_pkt_parse(frame, len, &p);
 	drop = err ? (wqe_pkt_err_not_roce(err) ? RX_DROP_NOT_ROCE : RX_DROP_MALFORMED)
 		   : filter(n, &p, &q);

@@ -150,6 +150,16 @@ WQE_API enum wqe_decode_err wqe_decode(enum wqe_format fmt, const struct wqe_dec
 	return ops->decode(ctx, wqe, len, out);
 }
 
+WQE_API int wqe_decode_simple(enum wqe_format fmt, enum wqe_qp_type t, uint32_t qpn,
+			      const uint8_t *block, struct wqe_desc_simple *out)
+{
+	const struct fmt_ops *ops = fmt_get(fmt);
+
+	if (!ops || !ops->decode_simple || !block || !out)
+		return 0;
+	return ops->decode_simple(t, qpn, block, out);
+}
+
 WQE_API const char *wqe_decode_err_str(enum wqe_decode_err e)
 {
 	switch (e) {

@@ -41,6 +41,9 @@ struct fmt_ops {
 	enum wqe_decode_err (*peek_size)(const uint8_t *wqe, size_t len, uint32_t *size);
 	enum wqe_decode_err (*decode)(const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
 				      size_t len, struct wqe_desc *out);
+	/* May be NULL (the format has no such shape): wqe_decode_simple(). */
+	int (*decode_simple)(enum wqe_qp_type t, uint32_t qpn, const uint8_t *block,
+			     struct wqe_desc_simple *out);
 	/* The receive queue: the format's receive WQE and its ring. */
 	int (*calc_rq)(struct wqe_qp_cap *cap, uint32_t *slot_bytes, uint32_t *nslots);
 	int (*encode_recv)(const struct wqe_recv_wr *wr, uint8_t *slot, uint32_t slot_bytes);

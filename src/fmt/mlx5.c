@@ -317,4 +317,5 @@ const struct fmt_ops mlx5_fmt_ops = {
 	.decode_recv = mlx5_decode_recv,
 	.peek_size = mlx5_peek_size,
 	.decode = mlx5_decode,
+	.decode_simple = mlx5_decode_simple,
 };

@@ -139,6 +139,8 @@ static inline uint64_t mlx5_align(uint64_t n, uint64_t a)
 
 /* The decoder ops (mlx5_decode.c). */
 enum wqe_decode_err mlx5_peek_size(const uint8_t *wqe, size_t len, uint32_t *size);
+int mlx5_decode_simple(enum wqe_qp_type t, uint32_t qpn, const uint8_t *wqe,
+		       struct wqe_desc_simple *out);
 enum wqe_decode_err mlx5_decode(const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
 				size_t len, struct wqe_desc *out);
 

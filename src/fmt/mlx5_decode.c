@@ -228,3 +228,47 @@ enum wqe_decode_err mlx5_decode(const struct wqe_decode_ctx *ctx, const uint8_t 
 		return get_inline(wqe + off, rem, out);
 	return get_data(wqe + off, rem, out);
 }
+
+/*
+ * The one-block WRITE/SEND with one data segment, with every check
+ * mlx5_decode() makes of those bytes (a strict subset of what it accepts:
+ * tests/fmt/test_decode_simple.c holds it to that). RC and UC put the
+ * raddr segment before the data segment of a WRITE, nothing before a
+ * SEND's (mlx5_transport_segs()).
+ */
+int mlx5_decode_simple(enum wqe_qp_type t, uint32_t qpn, const uint8_t *wqe,
+		       struct wqe_desc_simple *out)
+{
+	uint8_t fm_ce_se = wqe[11];
+	const uint8_t *data;
+	uint32_t len;
+
+	if ((t != WQE_QPT_RC && t != WQE_QPT_UC) || wqe[0] || wqe[9] || wqe[10] ||
+	    (fm_ce_se & ~MLX5_FM_CE_SE_KNOWN) || get_be32(wqe + 12) || get_be24(wqe + 4) != qpn)
+		return 0;
+	if (wqe[3] == MLX5_OPC_RDMA_WRITE && wqe[7] == 3) {
+		if (get_be32(wqe + 28))
+			return 0;
+		out->op = WQE_OP_RDMA_WRITE;
+		out->remote_addr = get_be64(wqe + 16);
+		out->rkey = get_be32(wqe + 24);
+		data = wqe + MLX5_CTRL_BYTES + MLX5_RADDR_BYTES;
+	} else if (wqe[3] == MLX5_OPC_SEND && wqe[7] == 2) {
+		out->op = WQE_OP_SEND;
+		out->remote_addr = 0;
+		out->rkey = 0;
+		data = wqe + MLX5_CTRL_BYTES;
+	} else {
+		return 0;
+	}
+	len = get_be32(data);
+	if (len == 0 || (len & MLX5_INLINE_SEG))
+		return 0;
+	out->fence = (fm_ce_se & MLX5_CTRL_FENCE) != 0;
+	out->signaled = (fm_ce_se & MLX5_CTRL_CQ_UPDATE) != 0;
+	out->solicited = (fm_ce_se & MLX5_CTRL_SOLICITED) != 0;
+	out->length = len;
+	out->lkey = get_be32(data + 4);
+	out->addr = get_be64(data + 8);
+	return 1;
+}

@@ -67,7 +67,7 @@ static void put_ipv4(uint8_t *h, const struct wqe_pkt *p, uint32_t udp_payload)
 	if (p->opts & WQE_PKT_OPT_RAW_IP_CSUM)
 		put_be16(h + 10, p->ip_csum);
 	else
-		put_be16(h + 10, wire_ipv4_csum(h));
+		put_be16(h + 10, csum_ipv4(h));
 }
 
 /* The IPv6 header at @h (WQE_IPV6_LEN bytes). */

@@ -211,6 +211,6 @@ uint16_t wire_udp_csum(const uint8_t *l3, int ipver, const uint8_t *udp, size_t 
 	sum = wire_csum_add(sum, tail, 4);
 	sum = wire_csum_add(sum, udp, 6); /* ports and length; checksum as 0 */
 	sum = wire_csum_add(sum, udp + WQE_UDP_LEN, len - WQE_UDP_LEN);
-	c = wire_csum_fold(sum);
+	c = csum_fold(sum);
 	return c ? c : 0xffff; /* RFC 768: a computed 0 is sent as all ones */
 }

@@ -97,7 +97,7 @@ static int parse_ipv4(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 		return WQE_PKT_ENOT_UDP;
 	if ((out->ip_flags & IPV4_FLAG_MF) || (frag & 0x1fffu))
 		return WQE_PKT_EIP_FRAG;
-	out->ip_csum_ok = wire_ipv4_csum(ip) == 0;
+	out->ip_csum_ok = csum_ipv4(ip) == 0;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "common/bytes.h"
+#include "common/csum.h"
 #include "wqe/wire.h"
 
 #define ETHERTYPE_IPV4	0x0800
@@ -76,30 +77,6 @@ uint32_t wire_icrc_split(const uint8_t *hdrs, size_t hdr_len, int ipver, const u
 
 /* Internet checksum pieces (RFC 1071), on a 32-bit accumulator. */
 uint32_t wire_csum_add(uint32_t sum, const uint8_t *p, size_t len);
-
-/* The checksum of accumulator @sum: folded to 16 bits, complemented. */
-static inline uint16_t wire_csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffffu) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/*
- * wire_csum_fold(wire_csum_add(0, @h, WQE_IPV4_LEN)) for the 20-byte IPv4
- * header at @h, inline: every frame built or parsed sums one. Two 64-bit
- * and one 32-bit word, carries added back (2^32 is 1 modulo 0xffff).
- */
-static inline uint16_t wire_ipv4_csum(const uint8_t *h)
-{
-	uint64_t a = get_be64(h), b = get_be64(h + 8), s = a + b;
-
-	s += s < a; /* end-around carry */
-	s = (s & 0xffffffffu) + (s >> 32) + get_be32(h + 16); /* below 2^34 */
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffffffffu) + (s >> 32);
-	return wire_csum_fold((uint32_t)s);
-}
 
 /* The UDP checksum of the datagram at @udp (@len bytes, its checksum
  * field read as zero) inside the IP packet at @l3. */

@@ -180,6 +180,42 @@ static void check_desc(const struct gen_req *g, const struct wqe_desc *d, uint32
 	check_data(g, d);
 }
 
+/* wqe_decode_simple() agrees with wqe_decode()'s @d (decoded from the
+ * same block, of QP @qpn on @t) wherever it takes a block. */
+static void check_simple_agrees(const struct wqe_desc *d, const struct wqe_desc_simple *s,
+				uint32_t qpn)
+{
+	CHECK(d->op == s->op && (s->op == WQE_OP_RDMA_WRITE || s->op == WQE_OP_SEND));
+	CHECK_EQ(d->nblocks, 1);
+	CHECK_EQ(d->num_sge, 1);
+	CHECK(!d->is_inline);
+	CHECK_EQ(d->imm, 0);
+	CHECK_EQ(d->qpn, qpn);
+	CHECK_EQ(d->fence, s->fence);
+	CHECK_EQ(d->signaled, s->signaled);
+	CHECK_EQ(d->solicited, s->solicited);
+	CHECK_EQ(d->sge[0].length, s->length);
+	CHECK_EQ(d->sge[0].lkey, s->lkey);
+	CHECK_EQ(d->sge[0].addr, s->addr);
+	CHECK_EQ(d->total_len, s->length);
+	CHECK_EQ(d->remote_addr, s->remote_addr);
+	CHECK_EQ(d->rkey, s->rkey);
+}
+
+/* The shape wqe_decode_simple() takes: RC or UC, a WRITE or SEND with no
+ * immediate, one non-empty SGE, not inline. */
+static bool simple_shape(const struct gen_req *g)
+{
+	const struct wqe_send_wr *wr = &g->wr;
+	int n = 0;
+
+	for (int i = 0; i < wr->num_sge; i++)
+		n += g->sge[i].length != 0;
+	return (g->qp.qp_type == WQE_QPT_RC || g->qp.qp_type == WQE_QPT_UC) &&
+	       (wr->opcode == WQE_WR_RDMA_WRITE || wr->opcode == WQE_WR_SEND) &&
+	       !(wr->send_flags & WQE_SEND_INLINE) && n == 1;
+}
+
 /* Every prefix shorter than the WQE is TRUNCATED; peek agrees. */
 static void check_truncations(enum wqe_qp_type t, const uint8_t *buf, uint32_t ds)
 {
@@ -223,6 +259,19 @@ static void one_request(struct test_rng *r, const struct gen_case *c, bool trunc
 	ctx.max_bytes = nblocks * 64;
 	CHECK_EQ(wqe_decode(WQE_FORMAT_MLX5, &ctx, exact, ds * 16, &d), WQE_DEC_OK);
 	check_desc(&g, &d, ds);
+	{
+		/* The fast path's decoder takes exactly the simple shape, and
+		 * reads it as the general decoder does. */
+		struct wqe_desc_simple s;
+		int took = wqe_decode_simple(WQE_FORMAT_MLX5, c->qpt, g.qp.qpn & 0xffffff, buf, &s);
+
+		CHECK_EQ(took, simple_shape(&g));
+		if (took)
+			check_simple_agrees(&d, &s, g.qp.qpn & 0xffffff);
+		CHECK_EQ(wqe_decode_simple(WQE_FORMAT_MLX5, c->qpt, (g.qp.qpn + 1) & 0xffffff, buf, &s),
+			 0);
+		CHECK_EQ(wqe_decode_simple(WQE_FORMAT_RXE, c->qpt, g.qp.qpn & 0xffffff, buf, &s), 0);
+	}
 	if (d.is_inline)
 		CHECK(d.inline_data == exact + 16 * (1 + gen_transport_ds(c->qpt, c->op)) + 4);
 	free(exact);
@@ -300,7 +349,7 @@ static void test_random_bytes(void)
 	static uint8_t b[1100];
 	static struct wqe_desc d;
 	struct test_rng r;
-	unsigned long ok = 0;
+	unsigned long ok = 0, simple = 0;
 	size_t ncases = gen_cases(cases, GEN_MAX_CASES);
 	int i;
 
@@ -327,6 +376,19 @@ static void test_random_bytes(void)
 		err = wqe_decode(WQE_FORMAT_MLX5, &ctx, copy, len, &d);
 		if ((unsigned int)err > WQE_DEC_TOO_MANY_SGE)
 			CHECK(0);
+		if (len >= 64 && max >= 64) {
+			/* What the fast path's decoder takes, the general one
+			 * decodes to the same fields. */
+			struct wqe_desc_simple s;
+			uint32_t qpn = (uint32_t)b[4] << 16 | (uint32_t)b[5] << 8 | b[6];
+
+			if (wqe_decode_simple(WQE_FORMAT_MLX5, t, qpn, b, &s)) {
+				simple++;
+				CHECK_EQ(err, WQE_DEC_OK);
+				if (err == WQE_DEC_OK)
+					check_simple_agrees(&d, &s, qpn);
+			}
+		}
 		if (err == WQE_DEC_OK) {
 			check_invariants(&d, len);
 			if (d.is_inline)
@@ -335,7 +397,9 @@ static void test_random_bytes(void)
 		}
 		free(copy);
 	}
-	printf("random buffers: %lu of 100000 decoded\n", ok);
+	printf("random buffers: %lu of 100000 decoded, %lu of them by the simple decoder too\n", ok,
+	       simple);
+	CHECK(simple > 10);
 }
 
 int main(void)

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's fast paths against the general path they stand beside:
+ * the requester's one-packet WRITE/SEND straight from the ring's bytes
+ * (requester.c send_simple()) and the receive path's WRITE ONLY straight
+ * to its placement (rx.c rx_write_only()). One seeded workload (every
+ * operation, one and several SGEs, inline, fences, READs, sizes from 1
+ * byte to three MTUs, RC and UC, frames dropped, duplicated, reordered,
+ * delayed and corrupted by a fault link, retransmissions on a clock the
+ * test turns) runs twice on fresh pairs over the same memory: with the
+ * fast paths, and with them off (struct nic no_fast_path). What the two
+ * runs show must be identical: every frame each side sent and received,
+ * in order, byte for byte, with its time (each side's capture), every
+ * completion, the bytes in memory, the QP and port counters. The fast
+ * run must have taken the fast paths (the NIC counts what they took).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/nic.h"
+#include "pair.h"
+#include "testutil.h"
+#include "verbs/verbs_int.h"
+
+#define BUF (64u * 1024u)
+#define STEPS 1500
+#define OUTSTANDING 24
+#define NLOG (4 * STEPS + 64)
+#define DRAIN 4000
+#define NSTATE (STEPS + DRAIN)
+
+/* Static, so that both runs place and name the same addresses. */
+static uint8_t abuf[BUF], bbuf[BUF];
+static uint64_t now_ns;
+
+struct logged_wc {
+	uint64_t wr_id;
+	uint32_t status, opcode, byte_len, imm, flags, side;
+};
+
+struct run {
+	struct logged_wc wc[NLOG];
+	size_t nwc;
+	uint8_t a[BUF], b[BUF];
+	struct wqe_qp_stats qa, qb;
+	struct wqe_port_stats pa, pb;
+	uint64_t fast_tx, fast_rx;
+	uint64_t state[NSTATE]; /* the engine's state of both QPs, round by round */
+	size_t nstate;
+	char cap_a[64], cap_b[64];
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull;
+}
+
+/* The engine's own state of @qp that the fast paths change, field by
+ * field: what the next packets and ACKs depend on, and the counters. */
+static uint64_t qp_state(uint64_t h, const struct wqe_qp *qp)
+{
+	const struct eng_qp *e = qp->qpc.eng;
+	const struct eng_req *q = &e->req;
+	const struct eng_resp *r = &e->resp;
+	const uint64_t *st = (const uint64_t *)&r->stats;
+
+	h = mix(h, q->fetch);
+	h = mix(h, q->psn);
+	h = mix(h, q->comp_psn);
+	h = mix(h, q->fl_head);
+	h = mix(h, q->fl_tail);
+	h = mix(h, q->ip_id);
+	h = mix(h, q->stalled);
+	h = mix(h, q->tx_open);
+	h = mix(h, q->rd_atomic);
+	h = mix(h, q->msg.wqes_fetched);
+	h = mix(h, q->msg.wqe_fetch_blocks);
+	h = mix(h, q->msg.payload_reads);
+	h = mix(h, q->msg.payload_bytes);
+	h = mix(h, q->msg.packets_sent);
+	h = mix(h, q->msg.bytes_sent);
+	h = mix(h, q->msg.rx_responses);
+	for (uint32_t i = q->fl_tail; i != q->fl_head; i++) {
+		const struct inflight *fl = &e->inflight[i % q->nflight];
+
+		h = mix(h, fl->start);
+		h = mix(h, fl->len);
+		h = mix(h, fl->first_psn);
+		h = mix(h, (uint64_t)fl->npsn << 16 | fl->nblocks << 8 | fl->op << 1 | fl->signaled);
+	}
+	for (size_t i = 0; i < sizeof(r->stats) / sizeof(*st); i++)
+		h = mix(h, st[i]);
+	h = mix(h, r->epsn);
+	h = mix(h, r->ack_psn);
+	h = mix(h, r->msn);
+	h = mix(h, r->last_path);
+	h = mix(h, r->ip_id);
+	h = mix(h, r->open);
+	h = mix(h, r->sent_psn_nak);
+	h = mix(h, r->drop_msg);
+	h = mix(h, r->comm_est);
+	h = mix(h, r->wr.va);
+	h = mix(h, r->wr.rkey);
+	h = mix(h, r->wr.len);
+	h = mix(h, r->wr.resid);
+	h = mix(h, r->ack_due);
+	h = mix(h, r->ack_due_psn);
+	return mix(h, e->rx_requests);
+}
+
+static void log_state(struct run *r, const struct pair *p)
+{
+	if (r->nstate < NSTATE)
+		r->state[r->nstate++] = qp_state(qp_state(0xcbf29ce484222325ull, p->a.qp), p->b.qp);
+}
+
+static uint64_t test_clock(void *arg)
+{
+	(void)arg;
+	return now_ns;
+}
+
+/* Logs what @cq holds; returns how many. */
+static int log_wcs(struct run *r, struct wqe_cq *cq, uint32_t side, int *outstanding)
+{
+	struct wqe_wc wc[16];
+	int n, got = 0;
+
+	while ((n = wqe_poll_cq(cq, 16, wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			struct logged_wc *l = &r->wc[r->nwc < NLOG ? r->nwc++ : NLOG - 1];
+
+			*l = (struct logged_wc){.wr_id = wc[i].wr_id, .status = wc[i].status,
+						.opcode = wc[i].opcode, .byte_len = wc[i].byte_len,
+						.imm = wc[i].imm_data, .flags = wc[i].wc_flags,
+						.side = side};
+			if (side == 0 && outstanding)
+				*outstanding -= (int)(wc[i].wr_id >> 32);
+		}
+		got += n;
+	}
+	return got;
+}
+
+static uint32_t pick_len(struct test_rng *g, uint32_t mtu)
+{
+	switch (test_rng_below(g, 4)) {
+	case 0: return 1 + (uint32_t)test_rng_below(g, 64);
+	case 1: return 1 + (uint32_t)test_rng_below(g, mtu);
+	case 2: return mtu;
+	default: return mtu + 1 + (uint32_t)test_rng_below(g, 2 * mtu);
+	}
+}
+
+/* One request of the workload from A to B; false if the QP took none. */
+static bool post_one(struct test_rng *g, struct pair *p, struct wqe_mr *am, struct wqe_mr *bm,
+		     uint32_t mtu, uint64_t id, bool *signaled)
+{
+	struct wqe_sge sge[2];
+	struct wqe_send_wr wr, *bad = NULL;
+	uint32_t len = pick_len(g, mtu), off = (uint32_t)test_rng_below(g, BUF / 2 - 3 * 1024);
+	uint32_t roff = (uint32_t)test_rng_below(g, BUF / 2 - 3 * 1024) + BUF / 2;
+	unsigned kind = (unsigned)test_rng_below(g, 16);
+
+	memset(&wr, 0, sizeof(wr));
+	sge[0] = (struct wqe_sge){.addr = (uint64_t)(uintptr_t)abuf + off, .length = len,
+				  .lkey = am->lkey};
+	wr.sg_list = sge;
+	wr.num_sge = 1;
+	wr.opcode = WQE_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)bbuf + roff;
+	wr.wr.rdma.rkey = bm->rkey;
+	if (kind < 7) {
+		/* the commonest request: one SGE WRITE */
+	} else if (kind < 10) {
+		wr.opcode = WQE_WR_SEND;
+	} else if (kind == 10) {
+		wr.opcode = WQE_WR_RDMA_WRITE_WITH_IMM;
+		wr.imm_data = (uint32_t)test_rng_next(g);
+	} else if (kind == 11 && len > 1) {
+		sge[1] = sge[0];
+		sge[0].length = len / 2;
+		sge[1].addr += len / 2 + 8;
+		sge[1].length = len - len / 2;
+		wr.num_sge = 2;
+	} else if (kind == 12) {
+		sge[0].length = 1 + len % 60;
+		wr.send_flags |= WQE_SEND_INLINE;
+	} else if (kind == 13 && p->type == WQE_QPT_RC) {
+		wr.opcode = WQE_WR_RDMA_READ;
+		sge[0].addr = (uint64_t)(uintptr_t)abuf + BUF / 2 + roff % (BUF / 4);
+		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)bbuf + off;
+	} else if (kind == 14) {
+		wr.send_flags |= WQE_SEND_FENCE;
+	} else if (kind == 15) {
+		wr.send_flags |= WQE_SEND_SOLICITED;
+		wr.opcode = WQE_WR_SEND;
+	}
+	*signaled = test_rng_below(g, 2) || id % 8 == 0;
+	if (*signaled)
+		wr.send_flags |= WQE_SEND_SIGNALED;
+	wr.wr_id = id | (uint64_t)*signaled << 32;
+	return wqe_post_send(p->a.qp, &wr, &bad) == 0;
+}
+
+static void post_recvs(struct pair *p, struct wqe_mr *bm, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct wqe_sge s = {.addr = (uint64_t)(uintptr_t)bbuf, .length = 4 * 1024,
+				    .lkey = bm->lkey};
+		struct wqe_recv_wr rw = {.wr_id = 0x5000u + (uint64_t)i, .sg_list = &s, .num_sge = 1};
+		struct wqe_recv_wr *bad = NULL;
+
+		CHECK_EQ(wqe_post_recv(p->b.qp, &rw, &bad), 0);
+	}
+}
+
+static void run_once(struct run *r, enum wqe_qp_type t, enum wqe_mtu mtu_e, bool fast)
+{
+	const struct wqe_fault_cfg faults = {.drop = 0.02, .duplicate = 0.02, .reorder = 0.02,
+					     .delay = 0.01, .corrupt = 0.02, .seed = 0x5eed};
+	uint32_t mtu = 128u << (unsigned)mtu_e;
+	struct test_rng g;
+	struct wqe_mr *am, *bm;
+	struct pair p;
+	int outstanding = 0, fd;
+
+	test_rng_seed(&g, 0xfa57 + (uint64_t)t);
+	for (size_t i = 0; i < BUF; i++) {
+		abuf[i] = (uint8_t)(i * 7 + 1);
+		bbuf[i] = (uint8_t)(i * 13 + 5);
+	}
+	now_ns = 1000000000ull;
+	r->nwc = 0;
+	r->nstate = 0;
+	CHECK_EQ(pair_open(&p, t, mtu_e, &faults, 256), 0);
+	p.a.ctx->nic->no_fast_path = !fast;
+	p.b.ctx->nic->no_fast_path = !fast;
+	CHECK_EQ(wqe_context_set_clock(p.a.ctx, test_clock, NULL), 0);
+	CHECK_EQ(wqe_context_set_clock(p.b.ctx, test_clock, NULL), 0);
+	snprintf(r->cap_a, sizeof(r->cap_a), "/tmp/wqe-fastpath-a.XXXXXX");
+	snprintf(r->cap_b, sizeof(r->cap_b), "/tmp/wqe-fastpath-b.XXXXXX");
+	fd = mkstemp(r->cap_a);
+	CHECK(fd >= 0);
+	close(fd);
+	fd = mkstemp(r->cap_b);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ(wqe_context_set_pcap(p.a.ctx, r->cap_a), 0);
+	CHECK_EQ(wqe_context_set_pcap(p.b.ctx, r->cap_b), 0);
+	am = wqe_reg_mr(p.a.pd, abuf, BUF, WQE_ACCESS_LOCAL_WRITE);
+	bm = wqe_reg_mr(p.b.pd, bbuf, BUF,
+			WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ);
+	CHECK(am && bm);
+	post_recvs(&p, bm, 200);
+	for (uint64_t step = 0; step < STEPS; step++) {
+		bool sig;
+
+		if (outstanding < OUTSTANDING && post_one(&g, &p, am, bm, mtu, step, &sig))
+			outstanding += sig;
+		if (test_rng_below(&g, 3) == 0) {
+			wqe_progress(p.a.ctx);
+			wqe_progress(p.b.ctx);
+			now_ns += 50000; /* 50 us: timers (about 1 ms) fire now and then */
+		}
+		log_state(r, &p);
+		log_wcs(r, p.a.scq, 0, &outstanding);
+		/* Every receive completion gives its WQE back. */
+		post_recvs(&p, bm, log_wcs(r, p.b.rcq, 1, NULL));
+	}
+	for (int i = 0; i < DRAIN && outstanding > 0; i++) {
+		wqe_progress(p.a.ctx);
+		wqe_progress(p.b.ctx);
+		now_ns += 200000;
+		log_state(r, &p);
+		log_wcs(r, p.a.scq, 0, &outstanding);
+		log_wcs(r, p.b.rcq, 1, NULL);
+	}
+	CHECK_EQ(outstanding, 0);
+	CHECK(r->nwc < NLOG);
+	memcpy(r->a, abuf, BUF);
+	memcpy(r->b, bbuf, BUF);
+	CHECK_EQ(wqe_query_qp_stats(p.a.qp, &r->qa), 0);
+	CHECK_EQ(wqe_query_qp_stats(p.b.qp, &r->qb), 0);
+	CHECK_EQ(wqe_context_port_stats(p.a.ctx, &r->pa), 0);
+	CHECK_EQ(wqe_context_port_stats(p.b.ctx, &r->pb), 0);
+	r->fast_tx = p.a.ctx->nic->fast_tx + p.b.ctx->nic->fast_tx;
+	r->fast_rx = p.a.ctx->nic->fast_rx + p.b.ctx->nic->fast_rx;
+	CHECK_EQ(wqe_context_set_pcap(p.a.ctx, NULL), 0);
+	CHECK_EQ(wqe_context_set_pcap(p.b.ctx, NULL), 0);
+	CHECK_EQ(wqe_dereg_mr(am), 0);
+	CHECK_EQ(wqe_dereg_mr(bm), 0);
+	pair_close(&p);
+}
+
+static size_t slurp(const char *path, uint8_t **out)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0, cap = 0;
+	uint8_t *b = NULL;
+
+	CHECK(f != NULL);
+	while (f) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1 << 20;
+			b = realloc(b, cap);
+			CHECK(b != NULL);
+			if (!b)
+				break;
+		}
+		size_t k = fread(b + n, 1, cap - n, f);
+
+		n += k;
+		if (k == 0)
+			break;
+	}
+	if (f)
+		fclose(f);
+	*out = b;
+	return n;
+}
+
+static void same_capture(const char *x, const char *y, const char *what)
+{
+	uint8_t *bx, *by;
+	size_t nx = slurp(x, &bx), ny = slurp(y, &by);
+
+	CHECK(nx > 24);
+	if (nx != ny || memcmp(bx, by, nx) != 0) {
+		size_t i = 0;
+
+		while (i < nx && i < ny && bx[i] == by[i])
+			i++;
+		test_fail(__FILE__, __LINE__, "%s: captures differ (%zu and %zu bytes, first at %zu)",
+			  what, nx, ny, i);
+	}
+	free(bx);
+	free(by);
+	unlink(x);
+	unlink(y);
+}
+
+static void twin(enum wqe_qp_type t, enum wqe_mtu mtu)
+{
+	static struct run fast, slow;
+
+	run_once(&fast, t, mtu, true);
+	run_once(&slow, t, mtu, false);
+	/* The fast run took the fast paths (the requester's only for a
+	 * format that has the simple shape), the other never. */
+	CHECK(fast.fast_rx > 100);
+	if (test_format() == WQE_FORMAT_MLX5)
+		CHECK(fast.fast_tx > 100);
+	CHECK_EQ(slow.fast_tx + slow.fast_rx, 0);
+	CHECK(fast.nwc > STEPS / 4);
+	CHECK_EQ(fast.nwc, slow.nwc);
+	for (size_t i = 0; i < fast.nwc && i < slow.nwc; i++)
+		if (memcmp(&fast.wc[i], &slow.wc[i], sizeof(fast.wc[i]))) {
+			test_fail(__FILE__, __LINE__, "completion %zu differs: wr_id %llx/%llx", i,
+				  (unsigned long long)fast.wc[i].wr_id,
+				  (unsigned long long)slow.wc[i].wr_id);
+			break;
+		}
+	CHECK_EQ(fast.nstate, slow.nstate);
+	for (size_t i = 0; i < fast.nstate && i < slow.nstate; i++)
+		if (fast.state[i] != slow.state[i]) {
+			test_fail(__FILE__, __LINE__, "engine state differs after round %zu", i);
+			break;
+		}
+	CHECK_MEM(fast.a, slow.a, BUF);
+	CHECK_MEM(fast.b, slow.b, BUF);
+	CHECK(memcmp(&fast.qa, &slow.qa, sizeof(fast.qa)) == 0);
+	CHECK(memcmp(&fast.qb, &slow.qb, sizeof(fast.qb)) == 0);
+	CHECK(memcmp(&fast.pa, &slow.pa, sizeof(fast.pa)) == 0);
+	CHECK(memcmp(&fast.pb, &slow.pb, sizeof(fast.pb)) == 0);
+	/* The faults did happen, and were survived the same way. */
+	CHECK(fast.qa.retransmits > 0 || t == WQE_QPT_UC);
+	CHECK(fast.pb.rx_drops[WQE_RX_DROP_BAD_ICRC] > 0);
+	same_capture(fast.cap_a, slow.cap_a, "side A");
+	same_capture(fast.cap_b, slow.cap_b, "side B");
+}
+
+int main(void)
+{
+	twin(WQE_QPT_RC, WQE_MTU_1024);
+	twin(WQE_QPT_UC, WQE_MTU_1024);
+	twin(WQE_QPT_RC, WQE_MTU_256);
+	return test_finish();
+}
