@@ -27,6 +27,7 @@
 
 #include "engine/completer.h"
 #include "engine/flush.h"
+#include "common/mem.h"
 #include "common/mtu.h"
 #include "engine/pktz_int.h"
 #include "wqe/packetize.h"
@@ -505,7 +506,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 
 		b += wqe_reth_encode(&reth, b, WQE_RETH_LEN);
 	}
-	memcpy(b, host, s.length);
+	mem_copy(b, host, s.length);
 	pktz_tmpl_seal(t, buf, frame_len, padcnt);
 	n->tx_qpn = q->qpn;
 	n->tx_counter = start;

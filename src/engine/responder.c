@@ -817,7 +817,7 @@ bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only 
 	if (q->type == WQE_QPT_RC)
 		r->sent_psn_nak = false;
 	if (w->len)
-		memcpy(host, w->payload, w->len);
+		mem_copy(host, w->payload, w->len);
 	r->wr.va = w->va + w->len;
 	r->wr.rkey = w->rkey;
 	r->wr.len = w->dma_len;

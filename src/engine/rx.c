@@ -77,13 +77,30 @@ static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 	return -1;
 }
 
-/* The IPv4-mapped GID (::ffff:a.b.c.d) of the address at @a, written
- * whole (as wqe_pkt_parse() does, so that reading it does not stall). */
-static void gid_of_v4(union wqe_gid *g, const uint8_t *a)
+/* @g is the IPv4-mapped GID (::ffff:a.b.c.d) of the address at @a. Read
+ * in place: a GID built on the stack in pieces and read back whole stalls
+ * on store forwarding. */
+static bool gid_is_v4(const union wqe_gid *g, const uint8_t *a)
 {
-	memset(g->raw, 0, 10);
-	memset(g->raw + 10, 0xff, 2);
-	memcpy(g->raw + 12, a, 4);
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	uint64_t g0, m0;
+	uint32_t g1, m1, g2, a2;
+
+	memcpy(&g0, g->raw, 8);
+	memcpy(&m0, mapped, 8);
+	memcpy(&g1, g->raw + 8, 4);
+	memcpy(&m1, mapped + 8, 4);
+	memcpy(&g2, g->raw + 12, 4);
+	memcpy(&a2, a, 4);
+	return g0 == m0 && g1 == m1 && g2 == a2;
+}
+
+static bool port_has_v4(const struct nic *n, const uint8_t *a)
+{
+	for (uint32_t i = 0; i < n->port.num_gids; i++)
+		if (gid_is_v4(&n->port.gid[i], a))
+			return true;
+	return false;
 }
 
 #define RX_ETHERTYPE_IPV4 0x0800u
@@ -109,7 +126,6 @@ static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
 	const uint8_t *ip = frame + WQE_ETH_LEN, *udp = ip + WQE_IPV4_LEN;
 	const uint8_t *bth = udp + WQE_UDP_LEN;
 	struct resp_write_only w;
-	union wqe_gid src, dst;
 	struct qpc *q;
 	uint32_t padcnt;
 	uint16_t pkey;
@@ -128,17 +144,15 @@ static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
 	    wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) != get_le32(frame + len - 4))
 		return false;
 	w.len -= padcnt;
-	gid_of_v4(&dst, ip + 16);
-	if (!port_has_gid(n, &dst))
+	if (!port_has_v4(n, ip + 16))
 		return false;
 	q = qp_table_find(&n->qps, get_be24(bth + 5));
 	if (!q || (q->state != WQE_QPS_RTR && q->state != WQE_QPS_RTS &&
 		   q->state != WQE_QPS_SQD && q->state != WQE_QPS_SQE))
 		return false;
 	pkey = n->port.pkey[q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0];
-	gid_of_v4(&src, ip + 12);
 	if (q->type != (bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC) ||
-	    get_be16(bth + 2) != pkey || !memeq16(src.raw, q->av.dgid.raw))
+	    get_be16(bth + 2) != pkey || !gid_is_v4(&q->av.dgid, ip + 12))
 		return false;
 	w.psn = get_be24(bth + 9);
 	w.ackreq = (bth[8] & 0x80u) != 0;
