@@ -52,9 +52,12 @@ struct run {
 	char cap_a[64], cap_b[64];
 };
 
-static uint64_t mix(uint64_t h, uint64_t v)
+/* FNV-1a over 64-bit values. */
+static uint64_t mix_all(uint64_t h, const uint64_t *v, size_t n)
 {
-	return (h ^ v) * 0x100000001b3ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ v[i]) * 0x100000001b3ull;
+	return h;
 }
 
 /* The engine's own state of @qp that the fast paths change, field by
@@ -65,49 +68,26 @@ static uint64_t qp_state(uint64_t h, const struct wqe_qp *qp)
 	const struct eng_req *q = &e->req;
 	const struct eng_resp *r = &e->resp;
 	const uint64_t *st = (const uint64_t *)&r->stats;
+	const uint64_t req[] = {
+		q->fetch, q->psn, q->comp_psn, q->fl_head, q->fl_tail, q->ip_id, q->stalled,
+		q->tx_open, q->rd_atomic, q->msg.wqes_fetched, q->msg.wqe_fetch_blocks,
+		q->msg.payload_reads, q->msg.payload_bytes, q->msg.packets_sent,
+		q->msg.bytes_sent, q->msg.rx_responses};
+	const uint64_t resp[] = {
+		r->epsn, r->ack_psn, r->msn, r->last_path, r->ip_id, r->open, r->sent_psn_nak,
+		r->drop_msg, r->comm_est, r->wr.va, r->wr.rkey, r->wr.len, r->wr.resid,
+		r->ack_due, r->ack_due_psn, e->rx_requests};
 
-	h = mix(h, q->fetch);
-	h = mix(h, q->psn);
-	h = mix(h, q->comp_psn);
-	h = mix(h, q->fl_head);
-	h = mix(h, q->fl_tail);
-	h = mix(h, q->ip_id);
-	h = mix(h, q->stalled);
-	h = mix(h, q->tx_open);
-	h = mix(h, q->rd_atomic);
-	h = mix(h, q->msg.wqes_fetched);
-	h = mix(h, q->msg.wqe_fetch_blocks);
-	h = mix(h, q->msg.payload_reads);
-	h = mix(h, q->msg.payload_bytes);
-	h = mix(h, q->msg.packets_sent);
-	h = mix(h, q->msg.bytes_sent);
-	h = mix(h, q->msg.rx_responses);
+	h = mix_all(h, req, sizeof(req) / sizeof(*req));
 	for (uint32_t i = q->fl_tail; i != q->fl_head; i++) {
 		const struct inflight *fl = &e->inflight[i % q->nflight];
+		const uint64_t f[] = {fl->start, fl->len, fl->first_psn, fl->npsn,
+				      fl->nblocks, fl->op, fl->signaled};
 
-		h = mix(h, fl->start);
-		h = mix(h, fl->len);
-		h = mix(h, fl->first_psn);
-		h = mix(h, (uint64_t)fl->npsn << 16 | fl->nblocks << 8 | fl->op << 1 | fl->signaled);
+		h = mix_all(h, f, sizeof(f) / sizeof(*f));
 	}
-	for (size_t i = 0; i < sizeof(r->stats) / sizeof(*st); i++)
-		h = mix(h, st[i]);
-	h = mix(h, r->epsn);
-	h = mix(h, r->ack_psn);
-	h = mix(h, r->msn);
-	h = mix(h, r->last_path);
-	h = mix(h, r->ip_id);
-	h = mix(h, r->open);
-	h = mix(h, r->sent_psn_nak);
-	h = mix(h, r->drop_msg);
-	h = mix(h, r->comm_est);
-	h = mix(h, r->wr.va);
-	h = mix(h, r->wr.rkey);
-	h = mix(h, r->wr.len);
-	h = mix(h, r->wr.resid);
-	h = mix(h, r->ack_due);
-	h = mix(h, r->ack_due_psn);
-	return mix(h, e->rx_requests);
+	h = mix_all(h, st, sizeof(r->stats) / sizeof(*st));
+	return mix_all(h, resp, sizeof(resp) / sizeof(*resp));
 }
 
 static void log_state(struct run *r, const struct pair *p)
