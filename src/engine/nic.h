@@ -272,6 +272,27 @@ struct nic {
 	uint64_t rx_drops[16];     /* by enum rx_drop */
 };
 
+/* The port's GID at @index, or its first if there is none at @index (a
+ * QP's address names its source GID by index). */
+static inline const union wqe_gid *nic_port_gid(const struct nic *n, uint8_t index)
+{
+	return &n->port.gid[index < n->port.num_gids ? index : 0];
+}
+
+/* The P_Key @q's packets carry (its pkey_index; the first if out of range). */
+static inline uint16_t nic_qp_pkey(const struct nic *n, const struct qpc *q)
+{
+	return n->port.pkey[q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0];
+}
+
+/* States in which a QP takes packets and answers them (IBTA 10.3.1:
+ * from RTR on, until ERR). */
+static inline bool nic_qp_receives(const struct qpc *q)
+{
+	return q->state == WQE_QPS_RTR || q->state == WQE_QPS_RTS || q->state == WQE_QPS_SQD ||
+	       q->state == WQE_QPS_SQE;
+}
+
 struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port);
 void nic_destroy(struct nic *n);
 

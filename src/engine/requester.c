@@ -246,7 +246,7 @@ static void pktz_qp_of(const struct nic *n, const struct qpc *q, struct wqe_pktz
 	p->qpn = q->qpn;
 	p->dest_qpn = q->dest_qpn;
 	p->mtu = q->type == WQE_QPT_UD ? UD_MTU : q->path_mtu;
-	p->pkey = n->port.pkey[q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0];
+	p->pkey = nic_qp_pkey(n, q);
 	p->qkey = q->qkey;
 	memcpy(p->smac, n->port.mac, 6);
 	memcpy(p->dmac, q->av.dmac, 6);
@@ -255,7 +255,7 @@ static void pktz_qp_of(const struct nic *n, const struct qpc *q, struct wqe_pktz
 	p->tclass = q->av.tclass;
 	p->hop_limit = q->av.hop_limit;
 	p->flow_label = q->av.flow_label;
-	p->sgid = n->port.gid[q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0];
+	p->sgid = *nic_port_gid(n, q->av.sgid_index);
 }
 
 /* Starts expanding @f into packets, the first with PSN @first_psn. */
@@ -264,8 +264,7 @@ static bool pktz_start(struct nic *n, struct qpc *q, struct fetched *f, uint32_t
 {
 	pktz_qp_of(n, q, &z->qp);
 	if (q->type == WQE_QPT_UD) {
-		z->qp.sgid =
-		    n->port.gid[f->d.ud.sgid_index < n->port.num_gids ? f->d.ud.sgid_index : 0];
+		z->qp.sgid = *nic_port_gid(n, f->d.ud.sgid_index);
 		/* rxe's address vector has no UDP port: the QP's own is used. */
 		if (!f->d.ud.udp_sport)
 			f->d.ud.udp_sport = q->av.udp_sport;
@@ -465,8 +464,6 @@ static int send_simple(struct nic *n, struct qpc *q)
 		{WQE_WIRE_UC_SEND_ONLY, WQE_WIRE_UC_RDMA_WRITE_ONLY}};
 	struct eng_req *r = &q->eng->req;
 	const struct wqe_pktz_tmpl *t = &n->req_tmpl;
-	uint8_t gi = q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0;
-	uint16_t pki = q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0;
 	uint32_t padcnt, hlen, start = r->fetch;
 	struct wqe_desc_simple s;
 	uint8_t *host, *buf, *b;
@@ -477,7 +474,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 	    (s.fence && r->rd_atomic) || s.length > mtu_bytes(q->path_mtu) ||
 	    keys_check(&n->keys, s.lkey, false, q->pd, s.addr, s.length, 0, &host) != KEY_OK ||
 	    !pktz_tmpl_fits(t, q->av.tclass, q->av.hop_limit, q->av.flow_label, q->av.dmac,
-			    n->port.mac, &n->port.gid[gi], &q->av.dgid))
+			    n->port.mac, nic_port_gid(n, q->av.sgid_index), &q->av.dgid))
 		return 0;
 	write = s.op == WQE_OP_RDMA_WRITE;
 	hlen = WQE_BTH_LEN + (write ? WQE_RETH_LEN : 0);
@@ -494,7 +491,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 		struct wqe_bth bth = {.opcode = only[q->type == WQE_QPT_UC][write],
 				      .se = !write && s.solicited,
 				      .padcnt = (uint8_t)padcnt,
-				      .pkey = n->port.pkey[pki],
+				      .pkey = nic_qp_pkey(n, q),
 				      .destqp = q->dest_qpn & 0xffffffu,
 				      .ackreq = q->type == WQE_QPT_RC,
 				      .psn = r->psn & 0xffffffu};

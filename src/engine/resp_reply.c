@@ -24,13 +24,11 @@ static void reply_hdrs(const struct resp_ctx *c, struct wqe_pkt *p, uint8_t opco
 {
 	const struct nic *n = c->n;
 	const struct qpc *q = c->q;
-	uint8_t gi = q->av.sgid_index < n->port.num_gids ? q->av.sgid_index : 0;
-	uint16_t pi = q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0;
 
 	memset(p, 0, sizeof(*p));
 	memcpy(p->dmac, q->av.dmac, 6);
 	memcpy(p->smac, n->port.mac, 6);
-	p->src = n->port.gid[gi];
+	p->src = *nic_port_gid(n, q->av.sgid_index);
 	p->dst = q->av.dgid;
 	p->ipver = wqe_gid_is_v4(&p->src) ? 4 : 6;
 	p->tos = q->av.tclass;
@@ -41,7 +39,7 @@ static void reply_hdrs(const struct resp_ctx *c, struct wqe_pkt *p, uint8_t opco
 	p->sport = q->av.udp_sport;
 	p->dport = WQE_ROCEV2_PORT;
 	p->bth.opcode = opcode;
-	p->bth.pkey = n->port.pkey[pi];
+	p->bth.pkey = nic_qp_pkey(n, q);
 	p->bth.destqp = q->dest_qpn & RESP_PSN_MASK;
 	p->bth.psn = psn & RESP_PSN_MASK;
 	p->aeth.syndrome = syndrome;
@@ -192,8 +190,7 @@ void resp_ack_flush(struct nic *n)
 		n->ack_due = c.r->ack_next;
 		c.r->ack_next = NULL;
 		/* A QP that left the states that answer owes nothing. */
-		if (q->state == WQE_QPS_RTR || q->state == WQE_QPS_RTS ||
-		    q->state == WQE_QPS_SQD || q->state == WQE_QPS_SQE)
+		if (nic_qp_receives(q))
 			ack_due_first(&c);
 		c.r->ack_due = false;
 	}

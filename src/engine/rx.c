@@ -62,12 +62,11 @@ static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 	q = p->bth.destqp > 1 ? qp_table_find(&n->qps, p->bth.destqp) : NULL;
 	if (!q)
 		return RX_DROP_UNKNOWN_QP;
-	if (q->state != WQE_QPS_RTR && q->state != WQE_QPS_RTS && q->state != WQE_QPS_SQD &&
-	    q->state != WQE_QPS_SQE)
+	if (!nic_qp_receives(q))
 		return RX_DROP_QP_STATE;
 	if (transport_of(p->bth.opcode) != q->type)
 		return RX_DROP_TRANSPORT;
-	if (p->bth.pkey != n->port.pkey[q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0])
+	if (p->bth.pkey != nic_qp_pkey(n, q))
 		return RX_DROP_PKEY;
 	if (q->type == WQE_QPT_UD && p->deth.qkey != q->qkey)
 		return RX_DROP_QKEY;
@@ -128,7 +127,6 @@ static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
 	struct resp_write_only w;
 	struct qpc *q;
 	uint32_t padcnt;
-	uint16_t pkey;
 
 	if (len < WO_HDRS + WQE_ICRC_LEN || len > 0xffff || ((len - WO_TRANSPORT) & 3) ||
 	    get_be16(frame + 12) != RX_ETHERTYPE_IPV4 || ip[0] != 0x45 || ip[9] != 17 ||
@@ -147,12 +145,9 @@ static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
 	if (!port_has_v4(n, ip + 16))
 		return false;
 	q = qp_table_find(&n->qps, get_be24(bth + 5));
-	if (!q || (q->state != WQE_QPS_RTR && q->state != WQE_QPS_RTS &&
-		   q->state != WQE_QPS_SQD && q->state != WQE_QPS_SQE))
-		return false;
-	pkey = n->port.pkey[q->pkey_index < n->port.num_pkeys ? q->pkey_index : 0];
-	if (q->type != (bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC) ||
-	    get_be16(bth + 2) != pkey || !gid_is_v4(&q->av.dgid, ip + 12))
+	if (!q || !nic_qp_receives(q) ||
+	    q->type != (bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC) ||
+	    get_be16(bth + 2) != nic_qp_pkey(n, q) || !gid_is_v4(&q->av.dgid, ip + 12))
 		return false;
 	w.psn = get_be24(bth + 9);
 	w.ackreq = (bth[8] & 0x80u) != 0;

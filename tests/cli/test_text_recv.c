@@ -22,30 +22,16 @@ static int parse(const char *s)
 	return wqe_parse_recv_wr(s, strlen(s), NULL, &req, &err);
 }
 
-/* Often small or zero, sometimes anything. */
-static uint64_t rnd(struct test_rng *r, unsigned int bits)
-{
-	uint64_t v = test_rng_next(r);
-	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-
-	switch (test_rng_below(r, 4)) {
-	case 0: return 0;
-	case 1: return v & 0xff & mask;
-	case 2: return mask;
-	default: return v & mask;
-	}
-}
-
 static void round_trip(struct test_rng *r)
 {
 	struct wqe_sge sge[WQE_DESC_MAX_SGE];
-	struct wqe_recv_wr wr = {.wr_id = rnd(r, 64), .sg_list = sge};
+	struct wqe_recv_wr wr = {.wr_id = test_rng_edge(r, 64), .sg_list = sge};
 	unsigned long before = test_failures;
 	int n, n2;
 
 	wr.num_sge = (int)test_rng_below(r, test_rng_below(r, 8) ? 5 : WQE_DESC_MAX_SGE + 1);
 	for (int i = 0; i < wr.num_sge; i++)
-		sge[i] = (struct wqe_sge){rnd(r, 64), (uint32_t)rnd(r, 32), (uint32_t)rnd(r, 32)};
+		sge[i] = (struct wqe_sge){test_rng_edge(r, 64), (uint32_t)test_rng_edge(r, 32), (uint32_t)test_rng_edge(r, 32)};
 	n = wqe_format_recv_wr(&wr, line, sizeof(line));
 	CHECK(n > 0 && (size_t)n < sizeof(line));
 	CHECK_EQ(strlen(line), (size_t)n);

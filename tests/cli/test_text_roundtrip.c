@@ -42,20 +42,6 @@ static int has_imm(enum wqe_wr_opcode op)
 	return op == WQE_WR_SEND_WITH_IMM || op == WQE_WR_RDMA_WRITE_WITH_IMM;
 }
 
-/* Often small or zero, sometimes anything. */
-static uint64_t rnd(struct test_rng *r, unsigned int bits)
-{
-	uint64_t v = test_rng_next(r);
-	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-
-	switch (test_rng_below(r, 4)) {
-	case 0: return 0;
-	case 1: return v & 0xff & mask;
-	case 2: return mask;
-	default: return v & mask;
-	}
-}
-
 static void gen_data(struct test_rng *r, struct gen *g)
 {
 	if (test_rng_below(r, 3) == 0) {
@@ -71,7 +57,7 @@ static void gen_data(struct test_rng *r, struct gen *g)
 
 			g->sge[i].addr = (uint64_t)(uintptr_t)(g->payload + off);
 			g->sge[i].length = len;
-			g->sge[i].lkey = (uint32_t)rnd(r, 32);
+			g->sge[i].lkey = (uint32_t)test_rng_edge(r, 32);
 			off += len;
 		}
 		g->wr.num_sge = k;
@@ -81,9 +67,9 @@ static void gen_data(struct test_rng *r, struct gen *g)
 	if (test_rng_below(r, 50) == 0)
 		g->wr.num_sge = WQE_DESC_MAX_SGE;
 	for (int i = 0; i < g->wr.num_sge; i++) {
-		g->sge[i].addr = rnd(r, 64);
-		g->sge[i].length = (uint32_t)rnd(r, 32);
-		g->sge[i].lkey = (uint32_t)rnd(r, 32);
+		g->sge[i].addr = test_rng_edge(r, 64);
+		g->sge[i].length = (uint32_t)test_rng_edge(r, 32);
+		g->sge[i].lkey = (uint32_t)test_rng_edge(r, 32);
 	}
 }
 
@@ -92,15 +78,15 @@ static void gen_ud(struct test_rng *r, struct gen *g)
 	struct wqe_ah_attr *a = &g->ah.attr;
 
 	g->wr.wr.ud.ah = &g->ah;
-	g->wr.wr.ud.remote_qpn = (uint32_t)rnd(r, 24);
-	g->wr.wr.ud.remote_qkey = (uint32_t)rnd(r, 32);
+	g->wr.wr.ud.remote_qpn = (uint32_t)test_rng_edge(r, 24);
+	g->wr.wr.ud.remote_qkey = (uint32_t)test_rng_edge(r, 32);
 	a->port_num = 1;
-	a->udp_sport = (uint16_t)rnd(r, 16);
-	a->sl = (uint8_t)rnd(r, 3);
-	a->grh.hop_limit = (uint8_t)rnd(r, 8);
-	a->grh.traffic_class = (uint8_t)rnd(r, 8);
-	a->grh.flow_label = (uint32_t)rnd(r, 20);
-	a->grh.sgid_index = (uint8_t)rnd(r, 8);
+	a->udp_sport = (uint16_t)test_rng_edge(r, 16);
+	a->sl = (uint8_t)test_rng_edge(r, 3);
+	a->grh.hop_limit = (uint8_t)test_rng_edge(r, 8);
+	a->grh.traffic_class = (uint8_t)test_rng_edge(r, 8);
+	a->grh.flow_label = (uint32_t)test_rng_edge(r, 20);
+	a->grh.sgid_index = (uint8_t)test_rng_edge(r, 8);
 	test_rng_fill(r, a->dmac, 6);
 	switch (test_rng_below(r, 3)) {
 	case 0: break; /* all zero */
@@ -120,16 +106,16 @@ static void gen_remote(struct test_rng *r, struct gen *g, enum wqe_qp_type t)
 	if (has_imm(op))
 		test_rng_fill(r, &g->wr.imm_data, 4);
 	if (op == WQE_WR_SEND_WITH_INV)
-		g->wr.invalidate_rkey = (uint32_t)rnd(r, 32);
+		g->wr.invalidate_rkey = (uint32_t)test_rng_edge(r, 32);
 	if (is_atomic(op)) {
-		g->wr.wr.atomic.remote_addr = rnd(r, 64);
-		g->wr.wr.atomic.rkey = (uint32_t)rnd(r, 32);
-		g->wr.wr.atomic.compare_add = rnd(r, 64);
+		g->wr.wr.atomic.remote_addr = test_rng_edge(r, 64);
+		g->wr.wr.atomic.rkey = (uint32_t)test_rng_edge(r, 32);
+		g->wr.wr.atomic.compare_add = test_rng_edge(r, 64);
 		if (op == WQE_WR_ATOMIC_CMP_AND_SWP)
-			g->wr.wr.atomic.swap = rnd(r, 64);
+			g->wr.wr.atomic.swap = test_rng_edge(r, 64);
 	} else if (!is_send(op)) {
-		g->wr.wr.rdma.remote_addr = rnd(r, 64);
-		g->wr.wr.rdma.rkey = (uint32_t)rnd(r, 32);
+		g->wr.wr.rdma.remote_addr = test_rng_edge(r, 64);
+		g->wr.wr.rdma.rkey = (uint32_t)test_rng_edge(r, 32);
 	} else if (t == WQE_QPT_UD) {
 		gen_ud(r, g);
 	}
@@ -139,7 +125,7 @@ static void gen_wr(struct test_rng *r, struct gen *g, enum wqe_qp_type t)
 {
 	memset(g, 0, sizeof(*g));
 	g->wr.opcode = ops[test_rng_below(r, sizeof(ops) / sizeof(ops[0]))];
-	g->wr.wr_id = rnd(r, 64);
+	g->wr.wr_id = test_rng_edge(r, 64);
 	g->wr.sg_list = g->sge;
 	g->wr.send_flags = (unsigned int)test_rng_below(r, 8); /* fence, signaled, solicited */
 	gen_data(r, g);

@@ -74,6 +74,19 @@ uint64_t test_rng_below(struct test_rng *r, uint64_t n)
 	return test_rng_next(r) % n;
 }
 
+uint64_t test_rng_edge(struct test_rng *r, unsigned int bits)
+{
+	uint64_t v = test_rng_next(r);
+	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+
+	switch (test_rng_below(r, 4)) {
+	case 0: return 0;
+	case 1: return v & 0xff & mask;
+	case 2: return mask;
+	default: return v & mask;
+	}
+}
+
 void test_rng_fill(struct test_rng *r, void *p, size_t n)
 {
 	uint8_t *b = p;

@@ -60,6 +60,9 @@ void test_rng_seed(struct test_rng *r, uint64_t seed);
 uint64_t test_rng_next(struct test_rng *r);
 /* Uniform in [0, n); n > 0. */
 uint64_t test_rng_below(struct test_rng *r, uint64_t n);
+/* A value of @bits bits (1 to 64) that is often an edge: 0, a small one
+ * or all ones, each a quarter of the time; otherwise any. */
+uint64_t test_rng_edge(struct test_rng *r, unsigned int bits);
 void test_rng_fill(struct test_rng *r, void *p, size_t n);
 
 
