@@ -303,10 +303,9 @@ static void on_atomic_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	forward_progress(n, q);
 }
 
-static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+static void on_nak(struct nic *n, struct qpc *q, uint32_t psn, uint8_t syn)
 {
 	struct eng_req *r = &q->eng->req;
-	uint8_t syn = p->aeth.syndrome;
 
 	switch (wqe_aeth_type(syn)) {
 	case WQE_AETH_TYPE_RNR_NAK:
@@ -318,7 +317,7 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 		if (r->rnr_left != 7)
 			r->rnr_left--;
 		n->retry_why = "RNR NAK: the responder had no receive WQE";
-		retry_from(n, q, p->bth.psn);
+		retry_from(n, q, psn);
 		r->rnr_at = n->clock_ns + rnr_timer_ns(wqe_aeth_value(syn));
 		nic_timer_armed(n, q, r->rnr_at);
 		return;
@@ -333,12 +332,12 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 		/* The responder has every packet before the one it names (rxe
 		 * moves comp.psn there): forward progress, so the retry count
 		 * starts again; only retries that get no further run it down. */
-		if (psn_lt(r->comp_psn, p->bth.psn)) {
-			r->comp_psn = p->bth.psn;
+		if (psn_lt(r->comp_psn, psn)) {
+			r->comp_psn = psn;
 			forward_progress(n, q);
 		}
 		n->retry_why = "NAK PSN sequence error";
-		transport_retry(n, q, p->bth.psn);
+		transport_retry(n, q, psn);
 		return;
 	case WQE_AETH_NAK_INVALID_REQ:
 		fail_head(n, q, WQE_WC_REM_INV_REQ_ERR);
@@ -352,11 +351,10 @@ static void on_nak(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	}
 }
 
-static void on_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+static void on_ack(struct nic *n, struct qpc *q, uint32_t psn)
 {
 	struct eng_req *r = &q->eng->req;
 	struct inflight *f;
-	uint32_t psn = p->bth.psn;
 
 	if (!ack_before(n, q, (psn + 1) & PSN_MASK))
 		return;
@@ -366,42 +364,60 @@ static void on_ack(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 	forward_progress(n, q);
 }
 
-static void comp_pkt(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+/* Whether @q takes a response with @psn at all: an RC QP not in error
+ * with a WQE in flight, and a PSN already sent (a response for a PSN not
+ * yet sent is bogus, or from an old life; a message cut short, tx_open,
+ * has sent up to tx_psn). */
+static bool comp_takes(const struct qpc *q, uint32_t psn)
 {
-	struct eng_req *r = &q->eng->req;
-	uint8_t op = p->bth.opcode;
+	const struct eng_req *r = &q->eng->req;
 
-	if (q->type != WQE_QPT_RC || q->state == WQE_QPS_ERR || !head(q->eng))
-		return;
-	/* A response for a PSN not yet sent is bogus (or from an old life);
-	 * a message cut short (tx_open) has sent up to tx_psn. */
-	if (!psn_lt(p->bth.psn, r->tx_open ? r->tx_psn : r->psn))
-		return;
-	if (op == 0x11) { /* ACKNOWLEDGE */
-		if (psn_lt(p->bth.psn, r->comp_psn) &&
-		    wqe_aeth_type(p->aeth.syndrome) == WQE_AETH_TYPE_ACK)
-			return; /* a duplicate ACK */
-		if (wqe_aeth_type(p->aeth.syndrome) == WQE_AETH_TYPE_ACK)
-			on_ack(n, q, p);
-		else if (ack_before(n, q, p->bth.psn))
-			on_nak(n, q, p);
-		return;
-	}
-	if (!ack_before(n, q, p->bth.psn))
-		return;
-	if (op == 0x12)
-		on_atomic_ack(n, q, p);
-	else
-		on_read_response(n, q, p);
+	return q->type == WQE_QPT_RC && q->state != WQE_QPS_ERR && head(q->eng) &&
+	       psn_lt(psn, r->tx_open ? r->tx_psn : r->psn);
+}
+
+/* An ACKNOWLEDGE (ACK, RNR NAK or NAK) that comp_takes(). */
+static void on_acknowledge(struct nic *n, struct qpc *q, uint32_t psn, uint8_t syn)
+{
+	bool ack = wqe_aeth_type(syn) == WQE_AETH_TYPE_ACK;
+
+	if (ack && psn_lt(psn, q->eng->req.comp_psn))
+		return; /* a duplicate ACK */
+	if (ack)
+		on_ack(n, q, psn);
+	else if (ack_before(n, q, psn))
+		on_nak(n, q, psn, syn);
+}
+
+/* An RC QP in SQD drains with the acknowledgement of its last request. */
+static void sqd_check(struct nic *n, struct qpc *q)
+{
+	if (__builtin_expect(q->eng->req.sqd_notify, 0))
+		nic_sqd_check(n, q);
 }
 
 void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 {
-	comp_pkt(n, q, p);
-	/* An RC QP in SQD drains with the acknowledgement of its last
-	 * request. */
-	if (__builtin_expect(q->eng->req.sqd_notify, 0))
-		nic_sqd_check(n, q);
+	uint8_t op = p->bth.opcode;
+
+	if (comp_takes(q, p->bth.psn)) {
+		if (op == WQE_WIRE_RC_ACKNOWLEDGE)
+			on_acknowledge(n, q, p->bth.psn, p->aeth.syndrome);
+		else if (ack_before(n, q, p->bth.psn)) {
+			if (op == WQE_WIRE_RC_ATOMIC_ACKNOWLEDGE)
+				on_atomic_ack(n, q, p);
+			else
+				on_read_response(n, q, p);
+		}
+	}
+	sqd_check(n, q);
+}
+
+void comp_rx_acknowledge(struct nic *n, struct qpc *q, uint32_t psn, uint8_t syndrome)
+{
+	if (comp_takes(q, psn))
+		on_acknowledge(n, q, psn, syndrome);
+	sqd_check(n, q);
 }
 
 int comp_timers(struct nic *n, struct qpc *q, uint64_t now)

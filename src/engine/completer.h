@@ -15,6 +15,11 @@ struct wqe_pkt;
 /* One response packet for @q that passed the receive filters. */
 void comp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p);
 
+/* An ACKNOWLEDGE packet for @q that passed the receive filters, given by
+ * its BTH PSN and AETH syndrome (the receive fast path, which has no
+ * struct wqe_pkt): what comp_rx() does with the same packet. */
+void comp_rx_acknowledge(struct nic *n, struct qpc *q, uint32_t psn, uint8_t syndrome);
+
 /* Checks @q's timers against @now; returns 1 if one fired. */
 int comp_timers(struct nic *n, struct qpc *q, uint64_t now);
 

@@ -262,7 +262,8 @@ struct nic {
 	 * too, since they report no events). */
 	bool no_fast_path;
 	uint64_t fast_tx;          /* request packets the requester's fast path sent */
-	uint64_t fast_rx;          /* frames the receive fast path took */
+	uint64_t fast_rx;          /* frames the receive fast paths took */
+	uint64_t fast_rx_acks;     /* of them, ACKNOWLEDGE frames */
 	nic_event_fn event;        /* asynchronous events; NULL: none kept */
 	void *event_arg;
 	/* what the frames sent now belong to, for TX events */

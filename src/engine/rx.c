@@ -104,50 +104,84 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 
 #define RX_ETHERTYPE_IPV4 0x0800u
 
-/* Bytes before the transport headers, and before the payload, of an
- * IPv4 RDMA WRITE ONLY. */
-#define WO_TRANSPORT (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
-#define WO_HDRS (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN + WQE_BTH_LEN + WQE_RETH_LEN)
+/* Bytes before the transport headers of an untagged IPv4 frame. */
+#define V4_TRANSPORT (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
+/* Bytes before the payload of an IPv4 RDMA WRITE ONLY. */
+#define WO_HDRS (V4_TRANSPORT + WQE_BTH_LEN + WQE_RETH_LEN)
+/* The whole of an IPv4 ACKNOWLEDGE frame. */
+#define ACK_FRAME (V4_TRANSPORT + WQE_BTH_LEN + WQE_AETH_LEN + WQE_ICRC_LEN)
 
 /*
- * The fast receive path: an RC or UC RDMA WRITE ONLY in an untagged IPv4
- * frame with no IP options, no UDP checksum and nothing after the IP
- * packet, whose checksum and ICRC verify, that passes the receive filters
- * and the responder's checks on their commonest path (resp_write_only()).
- * It reads the frame where wqe_pkt_parse() and filter() would and leaves
- * the same counters and state as the general path
- * (tests/engine/test_fastpath.c compares the two). Returns false, with
- * nothing changed, for any other frame: the general path then parses it
- * and says why it is dropped, if it is.
+ * The fast receive paths take the commonest frames in the form the NIC
+ * itself sends them: untagged IPv4 with no options, not fragmented, no
+ * UDP checksum, nothing after the IP packet, BTH version 0. They read the
+ * frame where wqe_pkt_parse() and filter() would and leave the same
+ * counters and state as the general path (tests/e2e/test_fastpath.c runs
+ * both and compares). A frame they do not take, with nothing changed,
+ * goes the general path, which says why it is dropped, if it is.
+ *
+ * v4_plain(): the frame (@len bytes, at least V4_TRANSPORT + BTH) has that
+ * form up to the BTH's second byte; the opcode is the caller's.
  */
-static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
+static bool v4_plain(const uint8_t *frame, size_t len)
 {
 	const uint8_t *ip = frame + WQE_ETH_LEN, *udp = ip + WQE_IPV4_LEN;
-	const uint8_t *bth = udp + WQE_UDP_LEN;
+
+	return len <= 0xffff && !((len - V4_TRANSPORT) & 3) &&
+	       get_be16(frame + 12) == RX_ETHERTYPE_IPV4 && ip[0] == 0x45 && ip[9] == 17 &&
+	       !(get_be16(ip + 6) & 0x3fffu) && get_be16(ip + 2) == len - WQE_ETH_LEN &&
+	       get_be16(udp + 2) == WQE_ROCEV2_PORT &&
+	       get_be16(udp + 4) == len - WQE_ETH_LEN - WQE_IPV4_LEN && !get_be16(udp + 6) &&
+	       !(udp[WQE_UDP_LEN + 1] & 0x0fu);
+}
+
+/* The IPv4 header checksum and the ICRC of a v4_plain() frame verify. */
+static bool v4_sums_ok(const uint8_t *frame, size_t len)
+{
+	const uint8_t *ip = frame + WQE_ETH_LEN;
+
+	return csum_ipv4(ip) == 0 &&
+	       wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) == get_le32(frame + len - 4);
+}
+
+/* The QP of a v4_plain() frame as filter() finds it: the destination
+ * address is one of the port's, the destination QP exists, takes packets,
+ * is of type @t and has the frame's P_Key, and the source address is the
+ * QP's peer. NULL if any of it fails. */
+static struct qpc *v4_qp(struct nic *n, const uint8_t *frame, enum wqe_qp_type t)
+{
+	const uint8_t *ip = frame + WQE_ETH_LEN, *bth = frame + V4_TRANSPORT;
+	struct qpc *q;
+
+	if (!port_has_v4(n, ip + 16))
+		return NULL;
+	q = qp_table_find(&n->qps, get_be24(bth + 5));
+	if (!q || !nic_qp_receives(q) || q->type != t || get_be16(bth + 2) != nic_qp_pkey(n, q) ||
+	    !gid_is_v4(&q->av.dgid, ip + 12))
+		return NULL;
+	return q;
+}
+
+/* An RC or UC RDMA WRITE ONLY that passes the responder's checks on their
+ * commonest path (resp_write_only()). */
+static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
+{
+	const uint8_t *bth = frame + V4_TRANSPORT;
 	struct resp_write_only w;
 	struct qpc *q;
 	uint32_t padcnt;
 
-	if (len < WO_HDRS + WQE_ICRC_LEN || len > 0xffff || ((len - WO_TRANSPORT) & 3) ||
-	    get_be16(frame + 12) != RX_ETHERTYPE_IPV4 || ip[0] != 0x45 || ip[9] != 17 ||
-	    (get_be16(ip + 6) & 0x3fffu) || get_be16(ip + 2) != len - WQE_ETH_LEN ||
-	    get_be16(udp + 2) != WQE_ROCEV2_PORT ||
-	    get_be16(udp + 4) != len - WQE_ETH_LEN - WQE_IPV4_LEN || get_be16(udp + 6) ||
-	    (bth[0] != WQE_WIRE_RC_RDMA_WRITE_ONLY && bth[0] != WQE_WIRE_UC_RDMA_WRITE_ONLY) ||
-	    (bth[1] & 0x0fu))
+	if (len < WO_HDRS + WQE_ICRC_LEN || !v4_plain(frame, len) ||
+	    (bth[0] != WQE_WIRE_RC_RDMA_WRITE_ONLY && bth[0] != WQE_WIRE_UC_RDMA_WRITE_ONLY))
 		return false;
 	padcnt = (bth[1] >> 4) & 3u;
 	w.len = (uint32_t)(len - WO_HDRS - WQE_ICRC_LEN);
-	if (padcnt > w.len || csum_ipv4(ip) != 0 ||
-	    wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) != get_le32(frame + len - 4))
+	if (padcnt > w.len || !v4_sums_ok(frame, len))
 		return false;
 	w.len -= padcnt;
-	if (!port_has_v4(n, ip + 16))
-		return false;
-	q = qp_table_find(&n->qps, get_be24(bth + 5));
-	if (!q || !nic_qp_receives(q) ||
-	    q->type != (bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC) ||
-	    get_be16(bth + 2) != nic_qp_pkey(n, q) || !gid_is_v4(&q->av.dgid, ip + 12))
+	q = v4_qp(n, frame,
+		  bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC);
+	if (!q)
 		return false;
 	w.psn = get_be24(bth + 9);
 	w.ackreq = (bth[8] & 0x80u) != 0;
@@ -163,6 +197,33 @@ static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
 	return true;
 }
 
+/* An RC ACKNOWLEDGE (ACK, RNR NAK or NAK) with no pad: the completer takes
+ * it as it takes the parsed packet (comp_rx_acknowledge()). */
+static bool rx_acknowledge(struct nic *n, const uint8_t *frame, size_t len)
+{
+	const uint8_t *bth = frame + V4_TRANSPORT;
+	struct qpc *q;
+
+	if (len != ACK_FRAME || !v4_plain(frame, len) || bth[0] != WQE_WIRE_RC_ACKNOWLEDGE ||
+	    (bth[1] & 0x30u) || !v4_sums_ok(frame, len))
+		return false;
+	q = v4_qp(n, frame, WQE_QPT_RC);
+	if (!q)
+		return false;
+	n->fast_rx++;
+	n->fast_rx_acks++;
+	n->rx_accepted++;
+	q->eng->req.msg.rx_responses++;
+	comp_rx_acknowledge(n, q, get_be24(bth + 9), bth[WQE_BTH_LEN]);
+	return true;
+}
+
+/* The fast receive paths (above) for the frames they know. */
+static bool rx_fast(struct nic *n, const uint8_t *frame, size_t len)
+{
+	return len == ACK_FRAME ? rx_acknowledge(n, frame, len) : rx_write_only(n, frame, len);
+}
+
 void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 {
 	struct wqe_pkt p;
@@ -172,7 +233,7 @@ void nic_rx(struct nic *n, const uint8_t *frame, size_t len)
 	if (n->tx.tap)
 		wqe_pcap_write(n->tx.tap, frame, len, n->clock_ns);
 	n->rx_frames++;
-	if (!n->trace && !n->no_fast_path && rx_write_only(n, frame, len))
+	if (!n->trace && !n->no_fast_path && rx_fast(n, frame, len))
 		return;
 	err = wqe_pkt_parse(frame, len, &p);
 	drop = err ? (wqe_pkt_err_not_roce(err) ? RX_DROP_NOT_ROCE : RX_DROP_MALFORMED)
