@@ -79,9 +79,15 @@ struct wqe_context_attr {
  *        P_Key table {0xffff}).
  * The context's asynchronous event fd is opened with it
  * (wqe_context_async_fd()).
+ * The environment variable WQE_FAST_PATH is read here: "0" turns the
+ * NIC's fast paths off for this context (every WQE and frame takes the
+ * general path: the same frames, completions and counters, more work per
+ * packet; for checking a suspicion against the reference path), "1" or
+ * unset leaves them on. Read with getenv(): not while another thread
+ * changes the environment.
  * Returns the context, or NULL with errno EINVAL (bad format, num_gids or
- * num_pkeys out of range), ENOMEM, or what eventfd() failed with (EMFILE,
- * ENFILE).
+ * num_pkeys out of range, WQE_FAST_PATH neither "0" nor "1"), ENOMEM, or
+ * what eventfd() failed with (EMFILE, ENFILE).
  */
 WQE_API struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr);
 

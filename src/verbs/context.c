@@ -18,13 +18,15 @@ static const struct wqe_context_attr default_attr = {
 
 struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr)
 {
+	const char *fast = getenv("WQE_FAST_PATH");
 	struct wqe_context *ctx;
 	struct nic_port port;
 	int err;
 
 	if (!attr)
 		attr = &default_attr;
-	if ((attr->format != WQE_FORMAT_MLX5 && attr->format != WQE_FORMAT_RXE) ||
+	if ((fast && strcmp(fast, "0") != 0 && strcmp(fast, "1") != 0) ||
+	    (attr->format != WQE_FORMAT_MLX5 && attr->format != WQE_FORMAT_RXE) ||
 	    (attr->checks != WQE_CHECKS_AT_POST && attr->checks != WQE_CHECKS_IN_ENGINE) ||
 	    attr->num_gids > WQE_MAX_GIDS || attr->num_pkeys > WQE_MAX_PKEYS) {
 		errno = EINVAL;
@@ -55,6 +57,7 @@ struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr)
 		errno = ENOMEM;
 		return NULL;
 	}
+	ctx->nic->no_fast_path = fast && strcmp(fast, "0") == 0;
 	err = verbs_async_init(ctx);
 	if (err) {
 		nic_destroy(ctx->nic);

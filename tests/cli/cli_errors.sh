@@ -108,4 +108,14 @@ expect_in "$TMP/err" "bad segments"
 expect_rc 1 "$WQE" decode "$good$(printf "%064d" 0) $bad_opcode"
 expect_in "$TMP/err" "the WQE at byte 64 is refused: bad opcode"
 expect_empty "$TMP/out"
+# WQE_FAST_PATH: a bad value is a usage error before any output; 0 runs
+# the same scenario on the general path alone
+for v in off 2 ""; do
+	expect_rc 2 env WQE_FAST_PATH="$v" "$WQE" demo
+	expect_empty "$TMP/out"
+	expect_in "$TMP/err" "wqe: WQE_FAST_PATH='$v': expected 0 (the NIC's fast paths off) or 1"
+done
+ex="$(dirname "$0")/../../examples/01-rdma-write.wqe"
+expect_rc 0 env WQE_FAST_PATH=0 "$WQE" run "$ex"
+expect_rc 0 env WQE_FAST_PATH=1 "$WQE" run "$ex"
 finish

@@ -9,7 +9,7 @@
  * byte to three MTUs, RC and UC, frames dropped, duplicated, reordered,
  * delayed and corrupted by a fault link, retransmissions on a clock the
  * test turns) runs twice on fresh pairs over the same memory: with the
- * fast paths, and with them off (struct nic no_fast_path). What the two
+ * fast paths, and with them off (WQE_FAST_PATH=0). What the two
  * runs show must be identical: every frame each side sent and received,
  * in order, byte for byte, with its time (each side's capture), every
  * completion, the bytes in memory, the QP and port counters. The fast
@@ -216,9 +216,13 @@ static void run_once(struct run *r, enum wqe_qp_type t, enum wqe_mtu mtu_e, bool
 	now_ns = 1000000000ull;
 	r->nwc = 0;
 	r->nstate = 0;
+	/* off as a user turns them off */
+	if (!fast)
+		CHECK_EQ(setenv("WQE_FAST_PATH", "0", 1), 0);
 	CHECK_EQ(pair_open(&p, t, mtu_e, &faults, 256), 0);
-	p.a.ctx->nic->no_fast_path = !fast;
-	p.b.ctx->nic->no_fast_path = !fast;
+	CHECK_EQ(unsetenv("WQE_FAST_PATH"), 0);
+	CHECK_EQ(p.a.ctx->nic->no_fast_path, !fast);
+	CHECK_EQ(p.b.ctx->nic->no_fast_path, !fast);
 	CHECK_EQ(wqe_context_set_clock(p.a.ctx, test_clock, NULL), 0);
 	CHECK_EQ(wqe_context_set_clock(p.b.ctx, test_clock, NULL), 0);
 	snprintf(r->cap_a, sizeof(r->cap_a), "/tmp/wqe-fastpath-a.XXXXXX");

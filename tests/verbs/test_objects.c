@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/nic.h"
 #include "testutil.h"
+#include "verbs/verbs_int.h"
 #include "wqe/model.h"
 #include "wqe/verbs.h"
 
@@ -30,6 +32,33 @@ static void test_context(void)
 	CHECK_EQ(q.pkey[0], 0xffff);
 	CHECK_EQ(wqe_close_context(ctx), 0);
 	CHECK_EQ(wqe_close_context(NULL), EINVAL);
+}
+
+/* WQE_FAST_PATH: "0" off, "1" or unset on, anything else refused. */
+static void test_fast_path_env(void)
+{
+	static const char *const bad[] = {"", "off", "00", "2", "0 ", "yes"};
+	struct wqe_context *ctx;
+
+	CHECK_EQ(setenv("WQE_FAST_PATH", "0", 1), 0);
+	ctx = wqe_open_context(NULL);
+	CHECK(ctx != NULL);
+	CHECK(ctx && ctx->nic->no_fast_path);
+	CHECK_EQ(wqe_close_context(ctx), 0);
+	CHECK_EQ(setenv("WQE_FAST_PATH", "1", 1), 0);
+	ctx = wqe_open_context(NULL);
+	CHECK(ctx && !ctx->nic->no_fast_path);
+	CHECK_EQ(wqe_close_context(ctx), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(setenv("WQE_FAST_PATH", bad[i], 1), 0);
+		errno = 0;
+		CHECK(wqe_open_context(NULL) == NULL);
+		CHECK_EQ(errno, EINVAL);
+	}
+	CHECK_EQ(unsetenv("WQE_FAST_PATH"), 0);
+	ctx = wqe_open_context(NULL);
+	CHECK(ctx && !ctx->nic->no_fast_path);
+	CHECK_EQ(wqe_close_context(ctx), 0);
 }
 
 static void test_mr(void)
@@ -203,6 +232,7 @@ static void test_strs(void)
 int main(void)
 {
 	test_context();
+	test_fast_path_env();
 	test_mr();
 	test_cq_qp();
 	test_ah();

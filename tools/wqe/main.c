@@ -3,6 +3,8 @@
  * wqe - command-line front end of libwqe: a Work Request in its three
  * shapes. Thin: it parses, calls the library, prints (docs/cli.md).
  */
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -88,6 +90,23 @@ static int cmd_version(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* WQE_FAST_PATH, which every context the commands open reads
+ * (wqe_open_context()), checked before anything runs: a bad value is a
+ * usage error named as such, not a context that cannot be opened halfway
+ * through a command's output. */
+static bool fast_path_env_ok(void)
+{
+	const char *v = getenv("WQE_FAST_PATH");
+
+	if (!v || strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+		return true;
+	fprintf(stderr,
+		"wqe: WQE_FAST_PATH='%s': expected 0 (the NIC's fast paths off) or 1 (on, as "
+		"when unset)\n",
+		v);
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_cmd *c;
@@ -112,5 +131,7 @@ int main(int argc, char **argv)
 		c->usage(stdout);
 		return CLI_OK;
 	}
+	if (!fast_path_env_ok())
+		return CLI_USAGE;
 	return c->run(argc - 1, argv + 1);
 }
