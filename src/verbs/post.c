@@ -249,7 +249,7 @@ post_shape(const struct wqe_qp *qp, const struct wqe_send_wr *wr, struct post_op
 		return nb;
 	}
 	if (extra != WQE_SEND_INLINE || !(po.flags & POST_OP_INLINE_OK) ||
-	    len > qp->cap.max_inline_data || !sg->addr)
+	    len > qp->eqp.max_inline_data || !sg->addr)
 		return 0;
 	ds = shape + (len + MLX5_INL_HDR_BYTES + MLX5_DS_BYTES - 1) / MLX5_DS_BYTES;
 	nb = (ds * MLX5_DS_BYTES + WQE_BLOCK_SIZE - 1) / WQE_BLOCK_SIZE;

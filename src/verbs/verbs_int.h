@@ -185,35 +185,40 @@ struct post_op {
 
 struct wqe_qp {
 	struct qpc qpc; /* first: the NIC's table points here */
+	/* What wqe_post_send() reads and writes, together (with many QPs
+	 * every post finds its QP cold: these are two or three cache lines
+	 * instead of the five they spanned spread out), in the order the
+	 * mlx5 post path uses them. The post_* fields are what
+	 * wqe_post_send() would otherwise work out on every call, set by
+	 * verbs_qp_post_setup() when the QP is created and when its state
+	 * changes. */
 	struct wqe_context *context;
 	struct wqe_pd *pd;
-	struct wqe_cq *send_cq;
-	struct wqe_cq *recv_cq;
-	void *qp_context;
-	struct wqe_qp_cap cap;
-	enum wqe_qp_state sw_state; /* what post-time checks go by */
 	struct sq_ring sq;
-	struct rq_ring rq;
-	uint32_t wqe_bytes;         /* largest WQE the sizing allows */
 	uint64_t *sq_wrid;          /* wr_id per first block of each WQE */
-	uint64_t *rq_wrid;          /* wr_id per receive slot */
-	struct wqe_ah_attr ah_attr; /* as last set, for query */
-	/* What wqe_post_send() would otherwise work out on every call, set
-	 * by verbs_qp_post_setup() when the QP is created and when its
-	 * state changes. */
-	struct wqe_encode_qp eqp;   /* the QP facts the WQE encoder takes */
-	struct post_op post_op[CATALOG_WR_SLOTS]; /* by Work Request opcode */
 	/* Lower bounds of the send ring's free blocks and of the WQEs
 	 * before max_send_wr are outstanding, counted down by the mlx5 post
 	 * path and read again from the ring's counters only when a request
 	 * does not fit (the engine only ever makes more room); 0 after setup. */
 	uint32_t post_room_blocks;
 	uint32_t post_room_wqes;
+	struct wqe_encode_qp eqp;   /* the QP facts the WQE encoder takes */
 	/* mlx5: the control segment's fm_ce_se by send_flags & 7 (FENCE,
 	 * SIGNALED, SOLICITED), sq_sig_all included */
 	uint8_t post_fm_ce_se[8];
 	bool post_state_ok;         /* sw_state passes the state check */
 	bool post_mlx5;             /* mlx5 format: the post path writes WQEs itself */
+	struct post_op post_op[CATALOG_WR_SLOTS]; /* by Work Request opcode */
+	/* the rest */
+	struct wqe_cq *send_cq;
+	struct wqe_cq *recv_cq;
+	void *qp_context;
+	struct wqe_qp_cap cap;
+	enum wqe_qp_state sw_state; /* what post-time checks go by */
+	struct rq_ring rq;
+	uint32_t wqe_bytes;         /* largest WQE the sizing allows */
+	uint64_t *rq_wrid;          /* wr_id per receive slot */
+	struct wqe_ah_attr ah_attr; /* as last set, for query */
 	uint8_t en_sqd_async_notify; /* as last set, for query */
 	/* Its asynchronous events (under the context's async lock): the
 	 * types waiting (1 << enum wqe_event_type), returned, acknowledged. */
