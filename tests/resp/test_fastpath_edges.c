@@ -26,6 +26,7 @@
 #include "engine/nic.h"
 #include "resp_util.h"
 #include "testutil.h"
+#include "wire/wire_int.h"
 
 #define REGION 8192u
 #define VA_OFF 64u
@@ -122,16 +123,10 @@ static bool edit_applies(enum kind k, enum edit e)
 	return true;
 }
 
-/* RFC 1071 over @n bytes. */
+/* The IPv4 header checksum of @n bytes (options included). */
 static uint16_t inet_csum(const uint8_t *p, size_t n)
 {
-	uint32_t s = 0;
-
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += get_be16(p + i);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return csum_fold(s);
+	return csum_fold(wire_csum_add(0, p, n));
 }
 
 /* Makes the IPv4 header checksum and the ICRC of the frame right again,
