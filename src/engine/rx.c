@@ -103,84 +103,113 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 }
 
 #define RX_ETHERTYPE_IPV4 0x0800u
+#define RX_ETHERTYPE_IPV6 0x86ddu
 
-/* Bytes before the transport headers of an untagged IPv4 frame. */
+/* Bytes before the transport headers of an untagged IPv4 or IPv6 frame. */
 #define V4_TRANSPORT (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
-/* Bytes before the payload of an IPv4 RDMA WRITE ONLY. */
-#define WO_HDRS (V4_TRANSPORT + WQE_BTH_LEN + WQE_RETH_LEN)
-/* The whole of an IPv4 ACKNOWLEDGE frame. */
-#define ACK_FRAME (V4_TRANSPORT + WQE_BTH_LEN + WQE_AETH_LEN + WQE_ICRC_LEN)
+#define V6_TRANSPORT (WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN)
+
+/* @a (16 bytes, in the frame) is one of the port's GIDs. */
+static bool port_has_v6(const struct nic *n, const uint8_t *a)
+{
+	for (uint32_t i = 0; i < n->port.num_gids; i++)
+		if (memeq16(n->port.gid[i].raw, a))
+			return true;
+	return false;
+}
 
 /*
  * The fast receive paths take the commonest frames in the form the NIC
- * itself sends them: untagged IPv4 with no options, not fragmented, no
- * UDP checksum, nothing after the IP packet, BTH version 0. They read the
- * frame where wqe_pkt_parse() and filter() would and leave the same
- * counters and state as the general path (tests/e2e/test_fastpath.c runs
- * both and compares). A frame they do not take, with nothing changed,
- * goes the general path, which says why it is dropped, if it is.
+ * itself sends them: untagged IPv4 with no options, not fragmented, or
+ * untagged IPv6 with no extension header; no UDP checksum, nothing after
+ * the IP packet, BTH version 0. They read the frame where wqe_pkt_parse()
+ * and filter() would and leave the same counters and state as the general
+ * path (tests/e2e/test_fastpath.c runs both and compares, over IPv4 and
+ * over IPv6). A frame they do not take, with nothing changed, goes the
+ * general path, which says why it is dropped, if it is.
  *
- * v4_plain(): the frame (@len bytes, at least V4_TRANSPORT + BTH) has that
- * form up to the BTH's second byte; the opcode is the caller's.
+ * plain(): the frame (@len bytes, at least 14), whose EtherType says the
+ * BTH is at @t (V4_TRANSPORT or V6_TRANSPORT), has that form up to the
+ * BTH's second byte, and at least @after bytes follow the BTH. The opcode
+ * is the caller's. Inlined with @t a constant: one copy per IP version.
  */
-static bool v4_plain(const uint8_t *frame, size_t len)
+static inline __attribute__((always_inline)) bool plain(const uint8_t *frame, size_t len,
+							size_t t, size_t after)
 {
-	const uint8_t *ip = frame + WQE_ETH_LEN, *udp = ip + WQE_IPV4_LEN;
+	const uint8_t *ip = frame + WQE_ETH_LEN, *udp = frame + t - WQE_UDP_LEN;
+	size_t ip_hl = t - WQE_ETH_LEN - WQE_UDP_LEN;
 
-	return len <= 0xffff && !((len - V4_TRANSPORT) & 3) &&
-	       get_be16(frame + 12) == RX_ETHERTYPE_IPV4 && ip[0] == 0x45 && ip[9] == 17 &&
-	       !(get_be16(ip + 6) & 0x3fffu) && get_be16(ip + 2) == len - WQE_ETH_LEN &&
-	       get_be16(udp + 2) == WQE_ROCEV2_PORT &&
-	       get_be16(udp + 4) == len - WQE_ETH_LEN - WQE_IPV4_LEN && !get_be16(udp + 6) &&
-	       !(udp[WQE_UDP_LEN + 1] & 0x0fu);
+	if (len < t + WQE_BTH_LEN + after || len > 0xffff || ((len - t) & 3))
+		return false;
+	if (t == V4_TRANSPORT) {
+		/* total length covers the header; no options, no fragment */
+		if (ip[0] != 0x45 || ip[9] != 17 || (get_be16(ip + 6) & 0x3fffu) ||
+		    get_be16(ip + 2) != len - WQE_ETH_LEN)
+			return false;
+	} else if (ip[0] >> 4 != 6 || ip[6] != 17 ||
+		   get_be16(ip + 4) != len - WQE_ETH_LEN - WQE_IPV6_LEN) {
+		/* IPv6: payload length does not cover the header; UDP next */
+		return false;
+	}
+	return get_be16(udp + 2) == WQE_ROCEV2_PORT &&
+	       get_be16(udp + 4) == len - WQE_ETH_LEN - ip_hl && !get_be16(udp + 6) &&
+	       !(frame[t + 1] & 0x0fu);
 }
 
-/* The IPv4 header checksum and the ICRC of a v4_plain() frame verify. */
-static bool v4_sums_ok(const uint8_t *frame, size_t len)
+/* The IPv4 header checksum (IPv6 has none) and the ICRC of a plain()
+ * frame whose BTH is at @t verify. */
+static inline __attribute__((always_inline)) bool sums_ok(const uint8_t *frame, size_t len,
+							  size_t t)
 {
 	const uint8_t *ip = frame + WQE_ETH_LEN;
 
-	return csum_ipv4(ip) == 0 &&
-	       wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) == get_le32(frame + len - 4);
+	if (t == V4_TRANSPORT)
+		return csum_ipv4(ip) == 0 &&
+		       wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) == get_le32(frame + len - 4);
+	return wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 6) == get_le32(frame + len - 4);
 }
 
-/* The QP of a v4_plain() frame as filter() finds it: the destination
- * address is one of the port's, the destination QP exists, takes packets,
- * is of type @t and has the frame's P_Key, and the source address is the
- * QP's peer. NULL if any of it fails. */
-static struct qpc *v4_qp(struct nic *n, const uint8_t *frame, enum wqe_qp_type t)
+/* The QP of a plain() frame whose BTH is at @t, as filter() finds it: the
+ * destination address is one of the port's, the destination QP exists,
+ * takes packets, is of type @ty and has the frame's P_Key, and the source
+ * address is the QP's peer. NULL if any of it fails. */
+static inline __attribute__((always_inline)) struct qpc *
+plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 {
-	const uint8_t *ip = frame + WQE_ETH_LEN, *bth = frame + V4_TRANSPORT;
+	const uint8_t *ip = frame + WQE_ETH_LEN, *bth = frame + t;
+	bool v4 = t == V4_TRANSPORT;
 	struct qpc *q;
 
-	if (!port_has_v4(n, ip + 16))
+	if (v4 ? !port_has_v4(n, ip + 16) : !port_has_v6(n, ip + 24))
 		return NULL;
 	q = qp_table_find(&n->qps, get_be24(bth + 5));
-	if (!q || !nic_qp_receives(q) || q->type != t || get_be16(bth + 2) != nic_qp_pkey(n, q) ||
-	    !gid_is_v4(&q->av.dgid, ip + 12))
+	if (!q || !nic_qp_receives(q) || q->type != ty || get_be16(bth + 2) != nic_qp_pkey(n, q) ||
+	    !(v4 ? gid_is_v4(&q->av.dgid, ip + 12) : memeq16(q->av.dgid.raw, ip + 8)))
 		return NULL;
 	return q;
 }
 
-/* An RC or UC RDMA WRITE ONLY that passes the responder's checks on their
- * commonest path (resp_write_only()). */
-static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
+/* An RC or UC RDMA WRITE ONLY, BTH at @t, that passes the responder's
+ * checks on their commonest path (resp_write_only()). */
+static inline __attribute__((always_inline)) bool rx_write_only(struct nic *n,
+								const uint8_t *frame, size_t len,
+								size_t t)
 {
-	const uint8_t *bth = frame + V4_TRANSPORT;
+	const uint8_t *bth = frame + t;
+	size_t hdrs = t + WQE_BTH_LEN + WQE_RETH_LEN;
 	struct resp_write_only w;
 	struct qpc *q;
 	uint32_t padcnt;
 
-	if (len < WO_HDRS + WQE_ICRC_LEN || !v4_plain(frame, len) ||
-	    (bth[0] != WQE_WIRE_RC_RDMA_WRITE_ONLY && bth[0] != WQE_WIRE_UC_RDMA_WRITE_ONLY))
+	if (len < hdrs + WQE_ICRC_LEN)
 		return false;
 	padcnt = (bth[1] >> 4) & 3u;
-	w.len = (uint32_t)(len - WO_HDRS - WQE_ICRC_LEN);
-	if (padcnt > w.len || !v4_sums_ok(frame, len))
+	w.len = (uint32_t)(len - hdrs - WQE_ICRC_LEN);
+	if (padcnt > w.len || !sums_ok(frame, len, t))
 		return false;
 	w.len -= padcnt;
-	q = v4_qp(n, frame,
-		  bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC);
+	q = plain_qp(n, frame, t,
+		     bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC);
 	if (!q)
 		return false;
 	w.psn = get_be24(bth + 9);
@@ -188,7 +217,7 @@ static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
 	w.va = get_be64(bth + WQE_BTH_LEN);
 	w.rkey = get_be32(bth + WQE_BTH_LEN + 8);
 	w.dma_len = get_be32(bth + WQE_BTH_LEN + 12);
-	w.payload = frame + WO_HDRS;
+	w.payload = frame + hdrs;
 	if (!resp_write_only(n, q, &w))
 		return false;
 	n->fast_rx++;
@@ -197,17 +226,20 @@ static bool rx_write_only(struct nic *n, const uint8_t *frame, size_t len)
 	return true;
 }
 
-/* An RC ACKNOWLEDGE (ACK, RNR NAK or NAK) with no pad: the completer takes
- * it as it takes the parsed packet (comp_rx_acknowledge()). */
-static bool rx_acknowledge(struct nic *n, const uint8_t *frame, size_t len)
+/* An RC ACKNOWLEDGE (ACK, RNR NAK or NAK), BTH at @t, with no pad: the
+ * completer takes it as it takes the parsed packet
+ * (comp_rx_acknowledge()). */
+static inline __attribute__((always_inline)) bool rx_acknowledge(struct nic *n,
+								 const uint8_t *frame, size_t len,
+								 size_t t)
 {
-	const uint8_t *bth = frame + V4_TRANSPORT;
+	const uint8_t *bth = frame + t;
 	struct qpc *q;
 
-	if (len != ACK_FRAME || !v4_plain(frame, len) || bth[0] != WQE_WIRE_RC_ACKNOWLEDGE ||
-	    (bth[1] & 0x30u) || !v4_sums_ok(frame, len))
+	if (len != t + WQE_BTH_LEN + WQE_AETH_LEN + WQE_ICRC_LEN || (bth[1] & 0x30u) ||
+	    !sums_ok(frame, len, t))
 		return false;
-	q = v4_qp(n, frame, WQE_QPT_RC);
+	q = plain_qp(n, frame, t, WQE_QPT_RC);
 	if (!q)
 		return false;
 	n->fast_rx++;
@@ -218,10 +250,37 @@ static bool rx_acknowledge(struct nic *n, const uint8_t *frame, size_t len)
 	return true;
 }
 
-/* The fast receive paths (above) for the frames they know. */
+/* The fast receive paths (above) for a frame whose BTH is at @t, if
+ * plain(). */
+static inline __attribute__((always_inline)) bool rx_fast_at(struct nic *n, const uint8_t *frame,
+							     size_t len, size_t t)
+{
+	if (!plain(frame, len, t, WQE_AETH_LEN + WQE_ICRC_LEN))
+		return false;
+	switch (frame[t]) {
+	case WQE_WIRE_RC_ACKNOWLEDGE:
+		return rx_acknowledge(n, frame, len, t);
+	case WQE_WIRE_RC_RDMA_WRITE_ONLY:
+	case WQE_WIRE_UC_RDMA_WRITE_ONLY:
+		return rx_write_only(n, frame, len, t);
+	default:
+		return false;
+	}
+}
+
+/* The fast receive paths for the frames they know, by IP version. */
 static bool rx_fast(struct nic *n, const uint8_t *frame, size_t len)
 {
-	return len == ACK_FRAME ? rx_acknowledge(n, frame, len) : rx_write_only(n, frame, len);
+	if (len < WQE_ETH_LEN)
+		return false;
+	switch (get_be16(frame + 12)) {
+	case RX_ETHERTYPE_IPV4:
+		return rx_fast_at(n, frame, len, V4_TRANSPORT);
+	case RX_ETHERTYPE_IPV6:
+		return rx_fast_at(n, frame, len, V6_TRANSPORT);
+	default:
+		return false;
+	}
 }
 
 void nic_rx(struct nic *n, const uint8_t *frame, size_t len)

@@ -14,6 +14,24 @@ const struct pair_opts pair_defaults = {
 	.max_inline = 64,
 };
 
+/* Endpoint @idx's GID: ::ffff:192.0.2.idx, or with WQE_TEST_IPV6=1 in the
+ * environment 2001:db8::idx (the same tests then run over IPv6). */
+static void pair_gid(union wqe_gid *g, int idx)
+{
+	const char *v6 = getenv("WQE_TEST_IPV6");
+
+	if (v6 && strcmp(v6, "1") == 0) {
+		memset(g, 0, sizeof(*g));
+		g->raw[0] = 0x20;
+		g->raw[1] = 0x01;
+		g->raw[2] = 0x0d;
+		g->raw[3] = 0xb8;
+		g->raw[15] = (uint8_t)idx;
+		return;
+	}
+	test_gid_v4(g, 192, 0, 2, (uint8_t)idx);
+}
+
 static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,
 		   const struct pair_opts *o)
 {
@@ -24,11 +42,7 @@ static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,
 	ca.mac[0] = 0x02;
 	ca.mac[5] = (uint8_t)idx;
 	ca.num_gids = 1;
-	ca.gid[0].raw[10] = 0xff;
-	ca.gid[0].raw[11] = 0xff;
-	ca.gid[0].raw[12] = 192;
-	ca.gid[0].raw[14] = 2;
-	ca.gid[0].raw[15] = (uint8_t)idx;
+	pair_gid(&ca.gid[0], idx);
 	e->ctx = wqe_open_context(&ca);
 	if (!e->ctx)
 		return -1;
@@ -98,7 +112,7 @@ void pair_peer_av(struct wqe_ah_attr *aa, int peer_idx)
 	aa->port_num = 1;
 	aa->dmac[0] = 0x02;
 	aa->dmac[5] = (uint8_t)peer_idx;
-	test_gid_v4(&aa->grh.dgid, 192, 0, 2, (uint8_t)peer_idx);
+	pair_gid(&aa->grh.dgid, peer_idx);
 	aa->grh.hop_limit = 64;
 }
 

@@ -37,7 +37,8 @@ struct pair {
 	enum wqe_qp_type type;
 };
 
-/* Builds A and B (GIDs ::ffff:192.0.2.1 and .2), connects their QPs.
+/* Builds A and B (GIDs ::ffff:192.0.2.1 and .2, or with WQE_TEST_IPV6=1
+ * in the environment 2001:db8::1 and ::2), connects their QPs.
  * @faults NULL for a plain loopback. Returns 0 or -1. */
 int pair_open(struct pair *p, enum wqe_qp_type t, enum wqe_mtu mtu,
 	      const struct wqe_fault_cfg *faults, uint32_t max_wr);
@@ -60,7 +61,7 @@ void pair_free_bufs(uint8_t *a, uint8_t *b, struct wqe_mr *am, struct wqe_mr *bm
 struct wqe_qp *pair_new_qp(const struct ep *e, enum wqe_qp_type t, struct wqe_cq *scq,
 			   struct wqe_cq *rcq, uint32_t max_wr, const struct pair_opts *o);
 /* The address of side @peer_idx (1 = A, 2 = B): MAC 02:00:00:00:00:idx,
- * GID ::ffff:192.0.2.idx, hop limit 64. */
+ * GID ::ffff:192.0.2.idx (2001:db8::idx with WQE_TEST_IPV6=1), hop limit 64. */
 void pair_peer_av(struct wqe_ah_attr *aa, int peer_idx);
 /* Takes @qp from RESET through INIT, RTR and RTS, stopping at @upto,
  * towards side @peer_idx's QP @peer_qpn (RC/UC) with @o's settings, PSNs

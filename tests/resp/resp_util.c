@@ -61,6 +61,44 @@ void rt_open(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
 	rt_open_attr(t, NULL, type, mtu, 4, 16, RT_FIRST_PSN);
 }
 
+static void gid_v6(union wqe_gid *g, uint8_t last)
+{
+	memset(g, 0, sizeof(*g));
+	g->raw[0] = 0xfd;
+	g->raw[15] = last;
+}
+
+void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
+{
+	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
+	struct wqe_context_attr ca;
+	struct wqe_qp *qp;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.format = test_format();
+	ca.mac[0] = 0x02;
+	ca.mac[5] = 0x01;
+	ca.num_gids = 1;
+	gid_v6(&ca.gid[0], RT_V6_OWN);
+	/* Opened to RESET-to-RTS again below, with the peer's IPv6 GID. */
+	rt_open_attr(t, &ca, type, mtu, 4, 16, RT_FIRST_PSN);
+	t->v6 = true;
+	{
+		struct wqe_qp_attr a = {.qp_state = WQE_QPS_RESET};
+
+		CHECK_EQ(wqe_modify_qp(t->qp, &a, WQE_QP_STATE), 0);
+	}
+	qp = t->qp;
+	for (size_t i = 0; i < 3; i++) {
+		struct wqe_qp_attr a;
+		int mask;
+
+		test_qp_attr_for(type, steps[i], &a, &mask, RT_PEER_QPN, mtu);
+		gid_v6(&a.ah_attr.grh.dgid, RT_V6_PEER);
+		CHECK_EQ(wqe_modify_qp(qp, &a, mask), 0);
+	}
+}
+
 void rt_close(struct rt *t)
 {
 	CHECK_EQ(wqe_destroy_qp(t->qp), 0);
@@ -92,8 +130,11 @@ void rt_req(const struct rt *t, struct wqe_pkt *p, uint8_t opcode, uint32_t psn)
 	memset(p, 0, sizeof(*p));
 	memcpy(p->dmac, t->ctx->attr.mac, 6);
 	memcpy(p->smac, peer_mac, 6);
-	p->ipver = 4;
-	test_gid_v4(&p->src, 192, 0, 2, 2);
+	p->ipver = t->v6 ? 6 : 4;
+	if (t->v6)
+		gid_v6(&p->src, RT_V6_PEER);
+	else
+		test_gid_v4(&p->src, 192, 0, 2, 2);
 	p->dst = t->ctx->attr.gid[0];
 	p->ttl = 64;
 	p->ip_flags = 2;

@@ -34,6 +34,7 @@ struct rt {
 	enum wqe_qp_type type;
 	enum wqe_mtu mtu;
 	uint16_t ip_id;
+	bool v6; /* rt_open_v6(): IPv6 addresses */
 };
 
 /* Opens a context (default attributes unless @attr), a sink, two PDs, a
@@ -42,6 +43,11 @@ struct rt {
 void rt_open_attr(struct rt *t, const struct wqe_context_attr *attr, enum wqe_qp_type type,
 		  enum wqe_mtu mtu, uint32_t max_recv_sge, uint32_t max_recv_wr, uint32_t rq_psn);
 void rt_open(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu);
+/* rt_open() over IPv6: the context's GID is RT_V6_OWN (fd00::1), the
+ * peer's RT_V6_PEER (fd00::2), and rt_req() builds IPv6 packets. */
+void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu);
+#define RT_V6_OWN 0x01u  /* last byte of fd00::1 */
+#define RT_V6_PEER 0x02u /* last byte of fd00::2 */
 void rt_close(struct rt *t);
 
 /* The NIC-side state of the QP. */
@@ -49,7 +55,8 @@ struct eng_resp *rt_resp(struct rt *t);
 struct qpc *rt_qpc(struct rt *t);
 uint32_t rt_mtu_bytes(const struct rt *t);
 
-/* A request packet from the peer with @opcode and @psn: addresses, P_Key
+/* A request packet from the peer with @opcode and @psn: addresses (IPv4,
+ * or IPv6 after rt_open_v6()), P_Key
  * 0xffff, destqp = our QP, UD: DETH (Q_Key, source QP RT_PEER_QPN). */
 void rt_req(const struct rt *t, struct wqe_pkt *p, uint8_t opcode, uint32_t psn);
 /* Builds @p with @len payload bytes and feeds it to the NIC. */

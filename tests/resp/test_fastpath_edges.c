@@ -9,7 +9,12 @@
  * checksum, BTH opcode, version, pad count, QP, P_Key and PSN, AETH
  * syndromes, RETH length, key and address, trailing bytes, truncation.
  * The IP checksum and the ICRC are then made right again, so that only
- * the change is judged (and, in their own cases, left wrong).
+ * the change is judged (and, in their own cases, left wrong). All of it
+ * over IPv4 and again over IPv6, where the IPv4 header's edits become
+ * their IPv6 counterparts (payload length, next header, hop limit,
+ * traffic class and flow label, an extension header) or do not apply
+ * (fragments, the header checksum). Last, each good frame cut at every
+ * length, in a heap block of just that size, must be taken by no path.
  *
  * Each frame goes to two contexts in the same state, one with the fast
  * paths and one without (struct nic no_fast_path): the frames they send
@@ -19,6 +24,8 @@
  * frames must have taken the fast path, so the comparison is not between
  * two general paths.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/bytes.h"
@@ -32,7 +39,6 @@
 #define VA_OFF 64u
 #define WLEN 64u
 #define L3 WQE_ETH_LEN
-#define BTH (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
 #define FRAME_ROOM 8192u
 
 /* One region both contexts of a twin register: each is fed in turn, the
@@ -114,8 +120,28 @@ static const char *const edit_name[E_COUNT] = {
 	"NAK remote operational error", "NAK reserved code", "AETH reserved type",
 };
 
-static bool edit_applies(enum kind k, enum edit e)
+/* IPv6's counterparts of the IPv4 header's edits. */
+static const char *edit_label(enum edit e, bool v6)
 {
+	if (!v6)
+		return edit_name[e];
+	switch (e) {
+	case E_IP_OPTS: return "hop-by-hop extension header";
+	case E_IP_VER6: return "IP version 4 in an IPv6 header";
+	case E_IP_LEN_SHORT: return "payload length 4 short";
+	case E_IP_LEN_LONG: return "payload length 4 long";
+	case E_PROTO_TCP: return "next header TCP";
+	case E_ETHERTYPE_V6: return "EtherType IPv4";
+	case E_TTL_TOS: return "hop limit, traffic class and flow label changed";
+	case E_IP_LEN_ONLY: return "payload length 4 short, ICRC over the whole frame";
+	default: return edit_name[e];
+	}
+}
+
+static bool edit_applies(enum kind k, enum edit e, bool v6)
+{
+	if (v6 && (e == E_IP_MF || e == E_IP_FRAG_OFF || e == E_IP_DF_CLEAR || e == E_BAD_IP_CSUM))
+		return false; /* no such fields */
 	if (e >= E_RNR_NAK)
 		return k == K_ACK;
 	if (e >= E_RETH_LONGER)
@@ -129,13 +155,34 @@ static uint16_t inet_csum(const uint8_t *p, size_t n)
 	return csum_fold(wire_csum_add(0, p, n));
 }
 
+/* Makes the ICRC of an IPv6 frame right again, where its payload length
+ * fits the frame. */
+static void fix_sums6(uint8_t *f, size_t len, size_t l3)
+{
+	uint8_t *ip = f + l3;
+	size_t pl;
+
+	if (len < l3 + WQE_IPV6_LEN)
+		return;
+	pl = get_be16(ip + 4);
+	if (pl < WQE_UDP_LEN + WQE_BTH_LEN + WQE_ICRC_LEN || l3 + WQE_IPV6_LEN + pl > len)
+		return;
+	put_le32(ip + WQE_IPV6_LEN + pl - WQE_ICRC_LEN,
+		 wqe_icrc(ip, WQE_IPV6_LEN + pl - WQE_ICRC_LEN, 6));
+}
+
 /* Makes the IPv4 header checksum and the ICRC of the frame right again,
- * where the frame still has an IPv4 header at @l3 whose length fits. */
-static void fix_sums(uint8_t *f, size_t len, size_t l3)
+ * where the frame still has an IPv4 header at @l3 whose length fits
+ * (@v6: fix_sums6()). */
+static void fix_sums(uint8_t *f, size_t len, size_t l3, bool v6)
 {
 	uint8_t *ip = f + l3;
 	size_t ihl = (size_t)(ip[0] & 0xfu) * 4, iplen;
 
+	if (v6) {
+		fix_sums6(f, len, l3);
+		return;
+	}
 	if (len < l3 + WQE_IPV4_LEN || ihl < WQE_IPV4_LEN || len < l3 + ihl)
 		return;
 	put_be16(ip + 10, 0);
@@ -161,12 +208,15 @@ struct twin {
 	uint32_t sq_psn; /* of the WRITE the ACK cases acknowledge */
 };
 
-static void twin_open(struct twin *w, enum kind k)
+static void twin_open(struct twin *w, enum kind k, bool v6)
 {
 	for (int i = 0; i < 2; i++) {
 		struct rt *t = &w->t[i];
 
-		rt_open(t, k == K_WRITE_UC ? WQE_QPT_UC : WQE_QPT_RC, WQE_MTU_1024);
+		if (v6)
+			rt_open_v6(t, k == K_WRITE_UC ? WQE_QPT_UC : WQE_QPT_RC, WQE_MTU_1024);
+		else
+			rt_open(t, k == K_WRITE_UC ? WQE_QPT_UC : WQE_QPT_RC, WQE_MTU_1024);
 		t->ctx->nic->no_fast_path = i == 1;
 		w->mr[i] = rt_reg(t->pd, region, REGION,
 				  WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE);
@@ -234,13 +284,63 @@ static size_t base_frame(const struct twin *w, enum kind k, enum edit e, uint8_t
 	return n;
 }
 
-/* Applies @e to the frame; false if the sums are to stay as they are. */
-static bool apply(enum kind k, enum edit e, uint8_t *f, size_t *len)
+/* Applies @e to the IPv6 header of the frame, where it is one of the
+ * IPv4 header's edits (edit_label()); false if it is not. */
+static bool apply6(enum edit e, uint8_t *f, size_t *len)
+{
+	/* hop-by-hop: next header UDP, 6 bytes of PadN */
+	static const uint8_t hbh[8] = {17, 0, 1, 4, 0, 0, 0, 0};
+	uint8_t *ip = f + L3;
+
+	switch (e) {
+	case E_IP_OPTS:
+		insert(f, len, L3 + WQE_IPV6_LEN, hbh, sizeof(hbh));
+		ip[6] = 0;
+		put_be16(ip + 4, (uint16_t)(get_be16(ip + 4) + sizeof(hbh)));
+		return true;
+	case E_IP_VER6: ip[0] = (uint8_t)(0x40 | (ip[0] & 0x0f)); return true;
+	case E_IP_LEN_SHORT: put_be16(ip + 4, (uint16_t)(get_be16(ip + 4) - 4)); return true;
+	case E_IP_LEN_LONG: put_be16(ip + 4, (uint16_t)(get_be16(ip + 4) + 4)); return true;
+	case E_PROTO_TCP: ip[6] = 6; return true;
+	case E_ETHERTYPE_V6: put_be16(f + 12, 0x0800); return true;
+	case E_DST_IP: ip[39] ^= 0x40; return true;
+	case E_SRC_IP: ip[23] ^= 0x40; return true;
+	case E_TTL_TOS:
+		ip[7] = 3;                   /* hop limit */
+		ip[0] = 0x6b;                /* traffic class 0xb8 */
+		ip[1] = (uint8_t)(0x80 | 0x0a); /* and a flow label 0xa5432 */
+		ip[2] = 0x54;
+		ip[3] = 0x32;
+		return true;
+	case E_UNALIGNED: put_be16(ip + 4, (uint16_t)(get_be16(ip + 4) + 1)); return true;
+	default: return false;
+	}
+}
+
+/* Applies @e to the frame (@v6: an IPv6 one); false if the sums are to
+ * stay as they are. */
+static bool apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 {
 	static const uint8_t nops[4] = {1, 1, 1, 0}, vlan[4] = {0x81, 0x00, 0x00, 0x05};
-	uint8_t *ip = f + L3, *udp = ip + WQE_IPV4_LEN, *bth = f + BTH;
+	size_t iphl = v6 ? WQE_IPV6_LEN : WQE_IPV4_LEN;
+	uint8_t *ip = f + L3, *udp = ip + iphl, *bth = udp + WQE_UDP_LEN;
 	uint8_t *ext = bth + WQE_BTH_LEN;
 
+	if (v6 && e == E_IP_LEN_ONLY) {
+		put_be16(ip + 4, (uint16_t)(get_be16(ip + 4) - 4));
+		put_le32(f + *len - WQE_ICRC_LEN, wqe_icrc(ip, *len - L3 - WQE_ICRC_LEN, 6));
+		return false;
+	}
+	if (v6 && e == E_UNALIGNED) {
+		insert(f, len, *len - WQE_ICRC_LEN, (const uint8_t[]){0xa7}, 1);
+		apply6(e, f, len);
+		put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) + 1));
+		if (k != K_ACK)
+			put_be32(ext + 12, get_be32(ext + 12) + 1);
+		return true;
+	}
+	if (v6 && apply6(e, f, len))
+		return true;
 	switch (e) {
 	case E_NONE: case E_OVER_MTU: case E_ZERO_LEN: break;
 	case E_TVER: bth[1] |= 1; break;
@@ -265,7 +365,7 @@ static bool apply(enum kind k, enum edit e, uint8_t *f, size_t *len)
 	case E_UDP_LEN: put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) + 4)); break;
 	case E_UDP_DPORT: put_be16(udp + 2, 4792); break;
 	case E_PROTO_TCP: ip[9] = 6; break;
-	case E_VLAN: insert(f, len, 12, vlan, 4); fix_sums(f, *len, L3 + 4); return false;
+	case E_VLAN: insert(f, len, 12, vlan, 4); fix_sums(f, *len, L3 + 4, v6); return false;
 	case E_ETHERTYPE_V6: put_be16(f + 12, 0x86dd); break;
 	case E_DST_IP: ip[19] ^= 0x40; break;
 	case E_SRC_IP: ip[15] ^= 0x40; break;
@@ -283,8 +383,8 @@ static bool apply(enum kind k, enum edit e, uint8_t *f, size_t *len)
 				    : (uint8_t)(bth[0] - WQE_WIRE_RC_RDMA_WRITE_ONLY +
 						WQE_WIRE_RC_RDMA_WRITE_LAST);
 		break;
-	case E_BAD_ICRC: fix_sums(f, *len, L3); f[*len - 1] ^= 1; return false;
-	case E_BAD_IP_CSUM: fix_sums(f, *len, L3); ip[10] ^= 1; return false;
+	case E_BAD_ICRC: fix_sums(f, *len, L3, v6); f[*len - 1] ^= 1; return false;
+	case E_BAD_IP_CSUM: fix_sums(f, *len, L3, v6); ip[10] ^= 1; return false;
 	case E_PSN_NEXT: put_be24(bth + 9, (get_be24(bth + 9) + 1) & 0xffffff); break;
 	case E_PSN_PREV: put_be24(bth + 9, (get_be24(bth + 9) - 1) & 0xffffff); break;
 	case E_TTL_TOS: ip[8] = 3; ip[1] = 0xb8; break;
@@ -363,17 +463,18 @@ static void feed(struct rt *t, const uint8_t *f, size_t len, struct seen *s)
 	s->fast_rx_acks = t->ctx->nic->fast_rx_acks;
 }
 
-static void one_case(enum kind k, enum edit e)
+static void one_case(enum kind k, enum edit e, bool v6)
 {
 	static const char *const kind_name[] = {"RC WRITE ONLY", "UC WRITE ONLY", "ACKNOWLEDGE"};
 	static uint8_t f[FRAME_ROOM];
 	static struct seen s[2];
 	struct twin w;
 	size_t len;
-	const char *what = edit_name[e];
+	char what[96];
 
+	snprintf(what, sizeof(what), "%s, %s", v6 ? "IPv6" : "IPv4", edit_label(e, v6));
 	memset(payload, 0xa7, sizeof(payload));
-	twin_open(&w, k);
+	twin_open(&w, k, v6);
 	len = base_frame(&w, k, e, f);
 	if (e == E_QP_ERR)
 		for (int i = 0; i < 2; i++) {
@@ -381,8 +482,8 @@ static void one_case(enum kind k, enum edit e)
 
 			CHECK_EQ(wqe_modify_qp(w.t[i].qp, &a, WQE_QP_STATE), 0);
 		}
-	if (apply(k, e, f, &len))
-		fix_sums(f, len, L3);
+	if (apply(k, e, v6, f, &len))
+		fix_sums(f, len, L3, v6);
 	for (int i = 0; i < 2; i++)
 		feed(&w.t[i], f, len, &s[i]);
 	twin_close(&w);
@@ -425,11 +526,45 @@ static void one_case(enum kind k, enum edit e)
 		CHECK_EQ(s[0].mem[VA_OFF], 0xa7);
 }
 
+/*
+ * The good frame of @k cut at every length, each in a heap block of
+ * exactly its size (ASan sees a read past it), fed to a context with the
+ * fast paths on: none may be taken, by the fast path or at all.
+ */
+static void truncations(enum kind k, bool v6)
+{
+	static uint8_t f[FRAME_ROOM];
+	struct twin w;
+	size_t len;
+
+	twin_open(&w, k, v6);
+	len = base_frame(&w, k, E_NONE, f);
+	for (size_t cut = 0; cut < len; cut++) {
+		uint8_t *b = malloc(cut ? cut : 1);
+		struct wqe_port_stats ps;
+
+		CHECK(b != NULL);
+		if (!b)
+			break;
+		memcpy(b, f, cut);
+		rt_feed_raw(&w.t[0], b, cut);
+		free(b);
+		CHECK_EQ(w.t[0].ctx->nic->fast_rx, 0);
+		CHECK_EQ(wqe_context_port_stats(w.t[0].ctx, &ps), 0);
+		CHECK_EQ(ps.rx_accepted, 0);
+	}
+	twin_close(&w);
+}
+
 int main(void)
 {
-	for (int k = K_WRITE_RC; k <= K_ACK; k++)
-		for (int e = 0; e < E_COUNT; e++)
-			if (edit_applies((enum kind)k, (enum edit)e))
-				one_case((enum kind)k, (enum edit)e);
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int k = K_WRITE_RC; k <= K_ACK; k++)
+			for (int e = 0; e < E_COUNT; e++)
+				if (edit_applies((enum kind)k, (enum edit)e, v6))
+					one_case((enum kind)k, (enum edit)e, v6);
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int k = K_WRITE_RC; k <= K_ACK; k++)
+			truncations((enum kind)k, v6);
 	return test_finish();
 }
