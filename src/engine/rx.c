@@ -38,10 +38,12 @@ static enum wqe_qp_type transport_of(uint8_t op)
 	}
 }
 
-static bool port_has_gid(const struct nic *n, const union wqe_gid *g)
+/* The 16 bytes at @a (a parsed GID, or an IPv6 address in the frame) are
+ * one of the port's GIDs. */
+static bool port_has_gid(const struct nic *n, const uint8_t *a)
 {
 	for (uint32_t i = 0; i < n->port.num_gids; i++)
-		if (memeq16(n->port.gid[i].raw, g->raw))
+		if (memeq16(n->port.gid[i].raw, a))
 			return true;
 	return false;
 }
@@ -57,7 +59,7 @@ static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 		return RX_DROP_BAD_CSUM;
 	if (p->bth.tver != 0)
 		return RX_DROP_BAD_TVER;
-	if (!port_has_gid(n, &p->dst))
+	if (!port_has_gid(n, p->dst.raw))
 		return RX_DROP_NOT_FOR_US;
 	q = p->bth.destqp > 1 ? qp_table_find(&n->qps, p->bth.destqp) : NULL;
 	if (!q)
@@ -108,15 +110,6 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 /* Bytes before the transport headers of an untagged IPv4 or IPv6 frame. */
 #define V4_TRANSPORT (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
 #define V6_TRANSPORT (WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN)
-
-/* @a (16 bytes, in the frame) is one of the port's GIDs. */
-static bool port_has_v6(const struct nic *n, const uint8_t *a)
-{
-	for (uint32_t i = 0; i < n->port.num_gids; i++)
-		if (memeq16(n->port.gid[i].raw, a))
-			return true;
-	return false;
-}
 
 /*
  * The fast receive paths take the commonest frames in the form the NIC
@@ -180,7 +173,7 @@ plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 	bool v4 = t == V4_TRANSPORT;
 	struct qpc *q;
 
-	if (v4 ? !port_has_v4(n, ip + 16) : !port_has_v6(n, ip + 24))
+	if (v4 ? !port_has_v4(n, ip + 16) : !port_has_gid(n, ip + 24))
 		return NULL;
 	q = qp_table_find(&n->qps, get_be24(bth + 5));
 	if (!q || !nic_qp_receives(q) || q->type != ty || get_be16(bth + 2) != nic_qp_pkey(n, q) ||

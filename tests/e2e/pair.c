@@ -20,16 +20,10 @@ static void pair_gid(union wqe_gid *g, int idx)
 {
 	const char *v6 = getenv("WQE_TEST_IPV6");
 
-	if (v6 && strcmp(v6, "1") == 0) {
-		memset(g, 0, sizeof(*g));
-		g->raw[0] = 0x20;
-		g->raw[1] = 0x01;
-		g->raw[2] = 0x0d;
-		g->raw[3] = 0xb8;
-		g->raw[15] = (uint8_t)idx;
-		return;
-	}
-	test_gid_v4(g, 192, 0, 2, (uint8_t)idx);
+	if (v6 && strcmp(v6, "1") == 0)
+		test_gid_v6(g, (uint8_t)idx);
+	else
+		test_gid_v4(g, 192, 0, 2, (uint8_t)idx);
 }
 
 static int ep_open(struct ep *e, int idx, enum wqe_qp_type t, uint32_t max_wr,

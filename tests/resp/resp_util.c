@@ -61,13 +61,6 @@ void rt_open(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
 	rt_open_attr(t, NULL, type, mtu, 4, 16, RT_FIRST_PSN);
 }
 
-static void gid_v6(union wqe_gid *g, uint8_t last)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[0] = 0xfd;
-	g->raw[15] = last;
-}
-
 void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
 {
 	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
@@ -79,7 +72,7 @@ void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
 	ca.mac[0] = 0x02;
 	ca.mac[5] = 0x01;
 	ca.num_gids = 1;
-	gid_v6(&ca.gid[0], RT_V6_OWN);
+	test_gid_v6(&ca.gid[0], RT_V6_OWN);
 	/* Opened to RESET-to-RTS again below, with the peer's IPv6 GID. */
 	rt_open_attr(t, &ca, type, mtu, 4, 16, RT_FIRST_PSN);
 	t->v6 = true;
@@ -94,7 +87,7 @@ void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
 		int mask;
 
 		test_qp_attr_for(type, steps[i], &a, &mask, RT_PEER_QPN, mtu);
-		gid_v6(&a.ah_attr.grh.dgid, RT_V6_PEER);
+		test_gid_v6(&a.ah_attr.grh.dgid, RT_V6_PEER);
 		CHECK_EQ(wqe_modify_qp(qp, &a, mask), 0);
 	}
 }
@@ -132,7 +125,7 @@ void rt_req(const struct rt *t, struct wqe_pkt *p, uint8_t opcode, uint32_t psn)
 	memcpy(p->smac, peer_mac, 6);
 	p->ipver = t->v6 ? 6 : 4;
 	if (t->v6)
-		gid_v6(&p->src, RT_V6_PEER);
+		test_gid_v6(&p->src, RT_V6_PEER);
 	else
 		test_gid_v4(&p->src, 192, 0, 2, 2);
 	p->dst = t->ctx->attr.gid[0];

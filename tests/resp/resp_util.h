@@ -43,11 +43,12 @@ struct rt {
 void rt_open_attr(struct rt *t, const struct wqe_context_attr *attr, enum wqe_qp_type type,
 		  enum wqe_mtu mtu, uint32_t max_recv_sge, uint32_t max_recv_wr, uint32_t rq_psn);
 void rt_open(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu);
-/* rt_open() over IPv6: the context's GID is RT_V6_OWN (fd00::1), the
- * peer's RT_V6_PEER (fd00::2), and rt_req() builds IPv6 packets. */
+/* rt_open() over IPv6: the context's GID is 2001:db8::RT_V6_OWN, the
+ * peer's 2001:db8::RT_V6_PEER (test_gid_v6()), and rt_req() builds IPv6
+ * packets. */
 void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu);
-#define RT_V6_OWN 0x01u  /* last byte of fd00::1 */
-#define RT_V6_PEER 0x02u /* last byte of fd00::2 */
+#define RT_V6_OWN 0x01u
+#define RT_V6_PEER 0x02u
 void rt_close(struct rt *t);
 
 /* The NIC-side state of the QP. */
