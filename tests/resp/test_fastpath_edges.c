@@ -20,7 +20,8 @@
  * paths and one without (struct nic no_fast_path): the frames they send
  * back (after a progress pass, so retransmissions a NAK causes are among
  * them), their completions, the bytes in the target region, the QP's
- * state and the QP and port counters must be identical. The unchanged
+ * state, the QP and port counters and the timer left armed must be
+ * identical. The unchanged
  * frames must have taken the fast path, so the comparison is not between
  * two general paths.
  */
@@ -40,6 +41,16 @@
 #define WLEN 64u
 #define L3 WQE_ETH_LEN
 #define FRAME_ROOM 8192u
+
+/* Both contexts of a twin run on this frozen clock: a timer a frame arms
+ * (an RNR NAK's wait, a retransmit timeout) cannot come due between the
+ * frame and the progress pass after it however slow the run (valgrind),
+ * and its deadline can be compared. */
+static uint64_t frozen_clock(void *arg)
+{
+	(void)arg;
+	return 1000000000ull;
+}
 
 /* One region both contexts of a twin register: each is fed in turn, the
  * region restored in between. */
@@ -218,6 +229,7 @@ static void twin_open(struct twin *w, enum kind k, bool v6)
 		else
 			rt_open(t, k == K_WRITE_UC ? WQE_QPT_UC : WQE_QPT_RC, WQE_MTU_1024);
 		t->ctx->nic->no_fast_path = i == 1;
+		CHECK_EQ(wqe_context_set_clock(t->ctx, frozen_clock, NULL), 0);
 		w->mr[i] = rt_reg(t->pd, region, REGION,
 				  WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE);
 	}
@@ -431,6 +443,8 @@ struct seen {
 	struct wqe_qp_stats qs;
 	struct wqe_port_stats ps;
 	int state;
+	int armed;
+	uint64_t deadline;
 	uint64_t fast_rx, fast_rx_acks;
 };
 
@@ -459,6 +473,7 @@ static void feed(struct rt *t, const uint8_t *f, size_t len, struct seen *s)
 	CHECK_EQ(wqe_context_port_stats(t->ctx, &s->ps), 0);
 	CHECK_EQ(wqe_query_qp(t->qp, &a, 0, &ia), 0);
 	s->state = (int)a.qp_state;
+	s->armed = wqe_context_next_deadline(t->ctx, &s->deadline);
 	s->fast_rx = t->ctx->nic->fast_rx;
 	s->fast_rx_acks = t->ctx->nic->fast_rx_acks;
 }
@@ -504,6 +519,8 @@ static void one_case(enum kind k, enum edit e, bool v6)
 	SAME(qs);
 	SAME(ps);
 	SAME(state);
+	SAME(armed);
+	SAME(deadline);
 #undef SAME
 	CHECK_EQ(s[1].fast_rx, 0);
 	/* The good frames, and the changes the fast path passes over as the
@@ -524,6 +541,14 @@ static void one_case(enum kind k, enum edit e, bool v6)
 	}
 	if (e == E_NONE && k != K_ACK)
 		CHECK_EQ(s[0].mem[VA_OFF], 0xa7);
+	/* An RNR NAK (timer code 3: 30 us) holds the WRITE back until its
+	 * wait is over, on the frozen clock. */
+	if (e == E_RNR_NAK && k == K_ACK) {
+		CHECK_EQ(s[0].nout, 0);
+		CHECK_EQ(s[0].nwc, 0);
+		CHECK_EQ(s[0].armed, 1);
+		CHECK_EQ(s[0].deadline, frozen_clock(NULL) + 30000u);
+	}
 }
 
 /*
