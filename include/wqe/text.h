@@ -228,7 +228,8 @@ WQE_API int wqe_text_reader_next(struct wqe_text_reader *r, const char **line, s
  * Segments: mlx5 "ctrl", "raddr", "atomic", "datagram", "data[i]",
  * "inline"; rxe "wr", then "rdma", "atomic", "ud" and "av", or "union"
  * (the part of struct rxe_send_wr its opcode uses), "progress", "dma",
- * "sge[i]" or "inline".
+ * "sge[i]" or "inline". Receive WQEs (wqe_describe_recv()): mlx5
+ * "data[i]" and "end"; rxe "wr", "dma", "sge[i]".
  */
 struct wqe_field {
 	char segment[16];   /* see above */
@@ -266,6 +267,36 @@ WQE_API enum wqe_decode_err wqe_describe(enum wqe_format fmt, const struct wqe_d
 					 const uint8_t *wqe, size_t len,
 					 struct wqe_description *out);
 
+/* A receive WQE broken down field by field, in byte order. */
+struct wqe_recv_description {
+	struct wqe_recv_desc desc; /* what wqe_decode_recv() returned */
+	uint32_t num_fields;
+	struct wqe_field field[WQE_FIELD_MAX];
+};
+
+/*
+ * wqe_describe_recv - list the fields of the receive WQE in one slot of a
+ * receive ring, as wqe_describe() lists a send WQE's.
+ * @fmt, @slot, @len: as for wqe_decode_recv(), which is called first: the
+ * fields are laid out from its result and cover bytes 0 to desc.size - 1
+ * without gaps or overlaps; the rest of the slot is not described.
+ *   mlx5: per SGE a "data[i]" segment (struct mlx5_wqe_data_seg:
+ *         byte_count, lkey, addr), then, when the slot had room for it, the
+ *         "end" segment whose lkey is 0x100 (MLX5_INVALID_LKEY; its other
+ *         words are not read by a NIC). Values big-endian.
+ *   rxe:  "wr" (wr_id, reserved, padding), "dma" (length, resid, cur_sge,
+ *         num_sge, sge_offset, reserved: struct rxe_dma_info), then per
+ *         SGE "sge[i]" (addr, length, lkey). Values host order
+ *         (little-endian on the x86-64 the layout is taken from).
+ * @out: filled on success, untouched on an error.
+ * Returns WQE_DEC_OK; the decoder's error for a slot that does not hold a
+ * well-formed receive WQE (WQE_DEC_TRUNCATED for a NULL @slot);
+ * WQE_DEC_BAD_FIELD for a NULL @out; WQE_DEC_BAD_OPCODE for an unknown
+ * format. Thread-safe: it reads @slot and writes only @out.
+ */
+WQE_API enum wqe_decode_err wqe_describe_recv(enum wqe_format fmt, const uint8_t *slot,
+					      size_t len, struct wqe_recv_description *out);
+
 /*
  * wqe_print_wqe - print a WQE to @f, grouped by segment, 16 bytes a line,
  * each field named and decoded beside its bytes, then a summary line:
@@ -291,8 +322,7 @@ WQE_API enum wqe_decode_err wqe_print_wqe(FILE *f, enum wqe_format fmt,
  * the bytes of the slot after the WQE as one "unused" group (zero runs
  * shown as "*"), then a summary line, e.g. "48 bytes used of a 64-byte
  * slot: 2 data segments naming 1280 bytes, then the end marker".
- * Segments: mlx5 "data[i]" and "end"; rxe "wr", "dma", "sge[i]".
- * wqe_decode_recv() is called first: returns its result, or
+ * The fields are wqe_describe_recv()'s: returns its result, or
  * WQE_DEC_BAD_FIELD for a NULL @f or @slot; on an error nothing is
  * printed. Uses about 30 KB of stack for the field list.
  * Thread-safe as far as stdio is.

@@ -44,9 +44,9 @@ static void vadd(struct desc_builder *b, enum db_order order, const char *name, 
 {
 	struct wqe_field *f;
 
-	if (b->out->num_fields >= WQE_FIELD_MAX)
+	if (*b->num_fields >= WQE_FIELD_MAX)
 		return;
-	f = &b->out->field[b->out->num_fields++];
+	f = &b->field[(*b->num_fields)++];
 	memcpy(f->segment, b->seg, sizeof(f->segment));
 	f->name = name;
 	f->offset = off;
@@ -242,12 +242,14 @@ static bool add_segments(struct desc_builder *b, const struct wqe_decode_ctx *ct
 enum wqe_decode_err wqe_describe(enum wqe_format fmt, const struct wqe_decode_ctx *ctx,
 				 const uint8_t *wqe, size_t len, struct wqe_description *out)
 {
-	struct desc_builder b = {.out = out, .wqe = wqe, .order = DB_BE};
+	struct desc_builder b = {.wqe = wqe, .order = DB_BE};
 	enum wqe_decode_err err;
 	bool ok;
 
 	if (!out)
 		return WQE_DEC_BAD_FIELD;
+	b.field = out->field;
+	b.num_fields = &out->num_fields;
 	if (fmt != WQE_FORMAT_MLX5 && fmt != WQE_FORMAT_RXE)
 		return WQE_DEC_BAD_OPCODE;
 	err = wqe_decode(fmt, ctx, wqe, len, &out->desc);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * describe.h - the field builder wqe_describe() lays over the bytes of a
- * WQE (private to src/fmt). A format's describer names a segment, then
- * adds its fields in byte order; the builder records each field's value
- * (fields of at most 8 bytes) read in the byte order the format stores it.
+ * describe.h - the field builder wqe_describe() and wqe_describe_recv()
+ * lay over the bytes of a WQE (private to src/fmt). A format's describer
+ * names a segment, then adds its fields in byte order; the builder
+ * records each field's value (fields of at most 8 bytes) read in the byte
+ * order the format stores it.
  */
 #ifndef WQE_FMT_DESCRIBE_H
 #define WQE_FMT_DESCRIBE_H
@@ -20,7 +21,8 @@ enum db_order {
 };
 
 struct desc_builder {
-	struct wqe_description *out;
+	struct wqe_field *field; /* WQE_FIELD_MAX of them */
+	uint32_t *num_fields;
 	const uint8_t *wqe;
 	enum db_order order; /* the order of db_add() */
 	char seg[16];

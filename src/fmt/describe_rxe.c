@@ -292,6 +292,6 @@ bool rxe_describe_fields(struct desc_builder *b, const struct wqe_decode_ctx *ct
 	add_progress(b, ctx, d);
 	add_dma(b, d);
 	add_body(b, d);
-	last = &b->out->field[b->out->num_fields - 1];
+	last = &b->field[*b->num_fields - 1];
 	return last->offset + last->length == d->size;
 }
