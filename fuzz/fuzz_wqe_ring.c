@@ -7,7 +7,8 @@
  *
  * The decoder is also called directly on the input bytes (wqe_peek_size,
  * wqe_decode, wqe_describe) for every format and transport first, and the
- * receive-WQE decoder (wqe_decode_recv) for every format.
+ * receive-WQE decoder and describer (wqe_decode_recv, wqe_describe_recv)
+ * for every format.
  *
  * Input:
  *   byte 0   bits 0-1 transport (RC, UC, UD, RC), bit 2 format (mlx5, rxe),
@@ -385,6 +386,7 @@ static void decode_raw(const uint8_t *p, size_t len)
 	static const enum wqe_qp_type types[] = {WQE_QPT_RC, WQE_QPT_UC, WQE_QPT_UD};
 	static struct wqe_description desc;
 	static struct wqe_recv_desc rd;
+	static struct wqe_recv_description rdesc;
 	static const enum wqe_format fmts[] = {WQE_FORMAT_MLX5, WQE_FORMAT_RXE};
 
 	for (size_t f = 0; f < 2; f++) {
@@ -416,6 +418,23 @@ static void decode_raw(const uint8_t *p, size_t len)
 		    (rd.num_sge > WQE_DESC_MAX_SGE || rd.size > len))
 			fz_die("decoded a receive WQE of %u SGEs in %u of %zu bytes", rd.num_sge,
 			       rd.size, len);
+		/* The receive description: what the decoder says, its fields
+		 * tiling the bytes it used. */
+		if (wqe_describe_recv(fmts[f], p, len, &rdesc) == WQE_DEC_OK) {
+			uint32_t end = 0;
+
+			if (wqe_decode_recv(fmts[f], p, len, &rd) != WQE_DEC_OK ||
+			    rd.size != rdesc.desc.size || rd.num_sge != rdesc.desc.num_sge)
+				fz_die("wqe_describe_recv() and wqe_decode_recv() disagree");
+			for (uint32_t i = 0; i < rdesc.num_fields; i++) {
+				if (rdesc.field[i].offset != end)
+					fz_die("receive field %u at %u, not %u", i,
+					       rdesc.field[i].offset, end);
+				end += rdesc.field[i].length;
+			}
+			if (end != rdesc.desc.size)
+				fz_die("receive fields end at %u of %u", end, rdesc.desc.size);
+		}
 	}
 }
 
