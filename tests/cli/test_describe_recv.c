@@ -122,24 +122,43 @@ static uint32_t slot_for(enum wqe_format fmt, uint32_t max_sge)
 	return slot;
 }
 
-static void mlx5_round(struct test_rng *r)
-{
-	static uint8_t slot[64 * 16];
-	static struct wqe_recv_description d;
+/* One random receive request of 1 to @max SGEs, encoded into a slot of
+ * @fmt sized for it or for more SGEs, and described. */
+struct round {
+	uint8_t slot[4096];
+	struct wqe_recv_description d;
 	struct wqe_sge sg[64];
 	struct wqe_recv_wr wr;
-	struct wants ws = {.n = 0};
-	int n = 1 + (int)test_rng_below(r, 64);
-	uint32_t max_sge = (uint32_t)n + (uint32_t)test_rng_below(r, 65 - (uint64_t)n);
-	uint32_t bytes = slot_for(WQE_FORMAT_MLX5, max_sge);
+	int n;
+	uint32_t bytes;
 	char what[64];
+};
 
-	random_wr(r, &wr, sg, n);
-	test_rng_fill(r, slot, sizeof(slot));
-	CHECK(bytes <= sizeof(slot));
-	CHECK_EQ(wqe_encode_recv(WQE_FORMAT_MLX5, &wr, slot, bytes), 0);
-	CHECK_EQ(wqe_describe_recv(WQE_FORMAT_MLX5, slot, bytes, &d), WQE_DEC_OK);
-	snprintf(what, sizeof(what), "mlx5, %d SGEs in a %u-byte slot", n, bytes);
+static void round_start(struct test_rng *r, struct round *o, enum wqe_format fmt, int max)
+{
+	uint32_t max_sge;
+
+	o->n = 1 + (int)test_rng_below(r, (uint64_t)max);
+	max_sge = (uint32_t)o->n + (uint32_t)test_rng_below(r, (uint64_t)(max + 1 - o->n));
+	o->bytes = slot_for(fmt, max_sge);
+	random_wr(r, &o->wr, o->sg, o->n);
+	test_rng_fill(r, o->slot, sizeof(o->slot));
+	CHECK(o->bytes <= sizeof(o->slot));
+	CHECK_EQ(wqe_encode_recv(fmt, &o->wr, o->slot, o->bytes), 0);
+	CHECK_EQ(wqe_describe_recv(fmt, o->slot, o->bytes, &o->d), WQE_DEC_OK);
+	snprintf(o->what, sizeof(o->what), "%s, %d SGEs in a %u-byte slot", wqe_format_str(fmt),
+		 o->n, o->bytes);
+}
+
+static void mlx5_round(struct test_rng *r)
+{
+	static struct round o;
+	struct wants ws = {.n = 0};
+	const struct wqe_sge *sg = o.sg;
+	int n;
+
+	round_start(r, &o, WQE_FORMAT_MLX5, 64);
+	n = o.n;
 	for (int i = 0; i < n; i++) {
 		size_t base = (size_t)i * sizeof(struct mlx5_wqe_data_seg);
 		char seg[24];
@@ -153,7 +172,7 @@ static void mlx5_round(struct test_rng *r)
 		     SZ(mlx5_wqe_data_seg, addr), 1, sg[i].addr);
 	}
 	/* The end marker when the slot has room for one. */
-	if ((size_t)n * sizeof(struct mlx5_wqe_data_seg) < bytes) {
+	if ((size_t)n * sizeof(struct mlx5_wqe_data_seg) < o.bytes) {
 		size_t base = (size_t)n * sizeof(struct mlx5_wqe_data_seg);
 
 		want(&ws, "end", "byte_count",
@@ -164,34 +183,25 @@ static void mlx5_round(struct test_rng *r)
 		want(&ws, "end", "addr", base + offsetof(struct mlx5_wqe_data_seg, addr),
 		     SZ(mlx5_wqe_data_seg, addr), 0, 0);
 	}
-	compare(&d, &ws, slot, 0, what);
-	CHECK_EQ(d.desc.num_sge, (uint32_t)n);
+	compare(&o.d, &ws, o.slot, 0, o.what);
+	CHECK_EQ(o.d.desc.num_sge, (uint32_t)n);
 }
 
 static void rxe_round(struct test_rng *r)
 {
-	static uint8_t slot[4096];
-	static struct wqe_recv_description d;
-	struct wqe_sge sg[32];
-	struct wqe_recv_wr wr;
+	static struct round o;
 	struct wants ws = {.n = 0};
-	int n = 1 + (int)test_rng_below(r, 32);
-	uint32_t max_sge = (uint32_t)n + (uint32_t)test_rng_below(r, 33 - (uint64_t)n);
-	uint32_t bytes = slot_for(WQE_FORMAT_RXE, max_sge);
+	const struct wqe_sge *sg = o.sg;
 	const size_t dma = offsetof(struct rxe_recv_wqe, dma);
 	uint64_t total = 0;
-	char what[64];
+	int n;
 
-	random_wr(r, &wr, sg, n);
+	round_start(r, &o, WQE_FORMAT_RXE, 32);
+	n = o.n;
 	for (int i = 0; i < n; i++)
 		total += sg[i].length;
-	test_rng_fill(r, slot, sizeof(slot));
-	CHECK(bytes <= sizeof(slot));
-	CHECK_EQ(wqe_encode_recv(WQE_FORMAT_RXE, &wr, slot, bytes), 0);
-	CHECK_EQ(wqe_describe_recv(WQE_FORMAT_RXE, slot, bytes, &d), WQE_DEC_OK);
-	snprintf(what, sizeof(what), "rxe, %d SGEs in a %u-byte slot", n, bytes);
 	want(&ws, "wr", "wr_id", offsetof(struct rxe_recv_wqe, wr_id), SZ(rxe_recv_wqe, wr_id), 1,
-	     wr.wr_id);
+	     o.wr.wr_id);
 	want(&ws, "wr", "reserved", offsetof(struct rxe_recv_wqe, reserved),
 	     SZ(rxe_recv_wqe, reserved), 0, 0);
 	want(&ws, "wr", "padding", offsetof(struct rxe_recv_wqe, padding),
@@ -221,8 +231,8 @@ static void rxe_round(struct test_rng *r)
 		want(&ws, seg, "lkey", base + offsetof(struct rxe_sge, lkey), SZ(rxe_sge, lkey), 1,
 		     sg[i].lkey);
 	}
-	compare(&d, &ws, slot, 1, what);
-	CHECK_EQ(d.desc.wr_id, wr.wr_id);
+	compare(&o.d, &ws, o.slot, 1, o.what);
+	CHECK_EQ(o.d.desc.wr_id, o.wr.wr_id);
 }
 
 /* Refusals: the decoder's error, and the description as it was. */
