@@ -542,6 +542,31 @@ WQE_API uint32_t wqe_icrc_inplace(uint8_t *l3, size_t len, int ipver);
  */
 WQE_API uint32_t wqe_icrc_udp(const struct wqe_pkt *p, const uint8_t *bth, size_t len);
 
+/*
+ * wqe_icrc_find_ipv4_id - the IPv4 identification and DF bit an arriving
+ * packet's ICRC was computed over, for a receiver that cannot see them (a
+ * UDP socket hands over the payload only). The ICRC covers both, and a
+ * sender such as the Linux kernel's rxe writes nonzero identifications (a
+ * counter per destination). CRC-32 is linear over GF(2): the packet's ICRC
+ * with identification x and DF d differs from its ICRC with 0 and DF set
+ * by a linear function of (x, d), which is inverted.
+ * @l3, @len: the packet from its IPv4 header (no options) to the ICRC
+ *            (exclusive); its identification and flags bytes are not read.
+ * @icrc:     the ICRC that came with it (its wire bytes read little-endian,
+ *            as wqe_icrc() returns it).
+ * @id, @df:  on success the identification and DF (1 set, 0 clear), with
+ *            MF clear and fragment offset 0.
+ * Returns 1 if such an identification and DF exist (there is at most one),
+ * 0 if none does (the packet was damaged), -1 for a NULL argument or @len
+ * shorter than IPv4 + UDP + BTH.
+ * Taking the identification from the ICRC costs the check 17 of its 32
+ * bits: a damaged packet passes for an intact one with probability 2^-15
+ * instead of 2^-32. Use it only where the identification cannot be seen.
+ * Cost: one ICRC of the packet and 17 CRCs of @len - 8 bytes. Thread-safe.
+ */
+WQE_API int wqe_icrc_find_ipv4_id(const uint8_t *l3, size_t len, uint32_t icrc, uint16_t *id,
+				  int *df);
+
 /* ------------------------------------------------------------------------ */
 /* Printing                                                                 */
 

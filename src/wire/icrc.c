@@ -162,6 +162,78 @@ uint32_t wqe_icrc_udp(const struct wqe_pkt *p, const uint8_t *bth, size_t len)
 			       len - WQE_BTH_LEN);
 }
 
+/* The raw CRC register after @n zero bytes from register @reg (CRC-32 is
+ * linear over GF(2): what a change of some bytes does to the ICRC is the
+ * change's own CRC from a zero register, carried through the bytes after
+ * it as zeros). crc32_gzip_refl() inverts the register on the way in and
+ * out, so its argument and result are the register's complement. */
+static uint32_t crc_zeros(uint32_t reg, size_t n)
+{
+	static const uint8_t zeros[1024];
+	uint32_t crc = ~reg;
+
+	while (n) {
+		size_t k = n < sizeof(zeros) ? n : sizeof(zeros);
+
+		crc = crc32_refl(crc, zeros, k);
+		n -= k;
+	}
+	return ~crc;
+}
+
+/* IPv4 header bytes 4-7 (identification, flags, fragment offset) as the
+ * sender had them, in the order the unknowns are numbered: bits 0-15 the
+ * identification's, bit 16 DF clear. */
+#define FIND_UNKNOWNS 17u
+
+int wqe_icrc_find_ipv4_id(const uint8_t *l3, size_t len, uint32_t icrc, uint16_t *id, int *df)
+{
+	uint8_t hdrs[WQE_IPV4_LEN + WQE_UDP_LEN + WQE_BTH_LEN];
+	const size_t hdr_len = sizeof(hdrs);
+	/* Gaussian elimination over GF(2): pivot[i] has its top set bit at i;
+	 * with[i] says which unknowns make it up. */
+	uint32_t pivot[32] = {0}, with[32] = {0}, d, x = 0;
+
+	if (!l3 || !id || !df || len < hdr_len)
+		return -1;
+	memcpy(hdrs, l3, hdr_len);
+	put_be16(hdrs + 4, 0);
+	put_be16(hdrs + 6, 0x4000); /* DF, offset 0 */
+	d = icrc ^ wire_icrc_split(hdrs, hdr_len, 4, l3 + hdr_len, len - hdr_len);
+	for (uint32_t u = 0; u < FIND_UNKNOWNS; u++) {
+		/* The change of bytes 4-7 this unknown makes, its CRC from a
+		 * zero register, then the len - 8 bytes after them. */
+		uint32_t word = u < 16 ? (1u << u) << 16 : 0x4000u;
+		uint8_t b[4];
+		uint32_t v, m = 1u << u;
+
+		put_be32(b, word);
+		v = crc_zeros(~crc32_refl(~0u, b, 4), len - 8);
+		for (int i = 31; i >= 0 && v; i--) {
+			if (!(v >> i & 1))
+				continue;
+			if (!pivot[i]) {
+				pivot[i] = v;
+				with[i] = m;
+				break;
+			}
+			v ^= pivot[i];
+			m ^= with[i];
+		}
+	}
+	for (int i = 31; i >= 0; i--) {
+		if (!(d >> i & 1))
+			continue;
+		if (!pivot[i])
+			return 0; /* no identification and DF explain the ICRC */
+		d ^= pivot[i];
+		x ^= with[i];
+	}
+	*id = (uint16_t)(x & 0xffffu);
+	*df = !(x >> 16 & 1);
+	return 1;
+}
+
 /*
  * RFC 1071 sum eight bytes at a time: 2^64, 2^32 and 2^16 are all 1 modulo
  * 0xffff, so wider big-endian words, their carries added back, fold to
