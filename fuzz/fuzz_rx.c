@@ -5,6 +5,10 @@
  * a requester with READ, atomic and WRITE requests outstanding, and the
  * frames they answer with.
  *
+ * Every frame that parses is also built again (byte for byte), and an
+ * IPv4 one's identification is looked for from its ICRC
+ * (wqe_icrc_find_ipv4_id()).
+ *
  * Input: a sequence of records, each
  *   byte m      bits 0-1: 0 a raw frame (as it arrives, ICRC included),
  *                         1 a UDP payload (BTH onward, no ICRC) sent from
@@ -378,6 +382,54 @@ static void fixups(uint8_t m, uint8_t *u, size_t len)
 
 /* wqe_pkt_parse() sets everything (opts included) so that building the
  * parsed struct gives back the frame: check it on every raw frame. */
+/* wqe_icrc_find_ipv4_id() on a parsed IPv4 packet (@n bytes from @l3 to
+ * the ICRC): an answer must make the ICRC match when written into the
+ * header, and a packet whose ICRC matches (no fragment, no reserved flag)
+ * must get its own identification and DF back. */
+static void find_id(const uint8_t *l3, size_t n, const struct wqe_pkt *p)
+{
+	static uint8_t c[FRAME_MAX];
+	uint16_t id;
+	int df, r;
+
+	if (n > sizeof(c))
+		return;
+	r = wqe_icrc_find_ipv4_id(l3, n, p->icrc, &id, &df);
+	if (r < 0)
+		fz_die("wqe_icrc_find_ipv4_id refused a parsed packet of %zu bytes", n);
+	if (p->icrc_ok && !(p->ip_flags & ~2u) &&
+	    (r != 1 || id != p->ip_id || df != ((p->ip_flags & 2) != 0)))
+		fz_die("the identification of an intact packet was not found");
+	if (r == 1) {
+		memcpy(c, l3, n);
+		c[4] = (uint8_t)(id >> 8);
+		c[5] = (uint8_t)id;
+		c[6] = df ? 0x40 : 0;
+		c[7] = 0;
+		if (wqe_icrc(c, n, 4) != p->icrc)
+			fz_die("the identification found does not make the ICRC match");
+	}
+	/* The same packet sent with an identification and DF of the input's
+	 * choosing: they are found again whatever bytes 4-7 hold. */
+	{
+		uint16_t want = (uint16_t)(p->bth.psn ^ (uint32_t)n);
+		int want_df = (int)(p->bth.psn >> 16 & 1);
+		uint32_t icrc;
+
+		memcpy(c, l3, n);
+		c[4] = (uint8_t)(want >> 8);
+		c[5] = (uint8_t)want;
+		c[6] = want_df ? 0x40 : 0;
+		c[7] = 0;
+		icrc = wqe_icrc(c, n, 4);
+		c[4] ^= c[9];
+		c[7] ^= c[8];
+		if (wqe_icrc_find_ipv4_id(c, n, icrc, &id, &df) != 1 || id != want ||
+		    df != want_df)
+			fz_die("identification 0x%04x DF %d not found again", want, want_df);
+	}
+}
+
 static void parse_round_trip(const uint8_t *f, size_t len)
 {
 	static uint8_t out[FRAME_MAX + 64];
@@ -400,6 +452,8 @@ static void parse_round_trip(const uint8_t *f, size_t len)
 			fz_die("parse/build round trip differs at byte %zu of %zu: built 0x%02x, "
 			       "frame 0x%02x",
 			       i, n, out[i], f[i]);
+	if (p.ipver == 4)
+		find_id(f + WQE_ETH_LEN + (p.has_vlan ? 4u : 0u), p.ip_len - WQE_ICRC_LEN, &p);
 }
 
 static void deliver(uint8_t m, const uint8_t *b, size_t len)

@@ -97,6 +97,13 @@ struct wqe_udp_cfg {
 	const char *local; /* an IPv4 or IPv6 address literal of this host */
 	uint32_t rcvbuf;   /* socket receive buffer to ask for; 0 means 4 MiB */
 	uint32_t sndbuf;   /* socket send buffer to ask for; 0 means 4 MiB */
+	/* IPv4: nonzero to take each arriving datagram's identification and
+	 * DF bit from its ICRC (wqe_icrc_find_ipv4_id()) instead of taking
+	 * them to be 0 and set, so that peers which write other ones (the
+	 * Linux kernel's rxe) pass the ICRC check. Costs a CRC of every
+	 * datagram more (17 more where the identification is not 0), and the
+	 * check 17 of its 32 bits (see there). */
+	int find_ipv4_id;
 };
 
 /*
@@ -158,7 +165,10 @@ struct wqe_udp_cfg {
  * arriving IPv4 packet is checked with identification 0 and DF: a sender
  * that puts another identification there (the Linux kernel's rxe does) or
  * clears DF fails the check, and its packets are counted by the context as
- * bad-ICRC drops. The other way works: what this link sends verifies at any
+ * bad-ICRC drops, unless @cfg->find_ipv4_id is set: then each datagram's
+ * identification and DF are found from its ICRC (wqe_icrc_find_ipv4_id())
+ * and written into the rebuilt header, counted in rx_ipv4_id_found when
+ * they are not 0 and DF. The other way works: what this link sends verifies at any
  * receiver that checks the ICRC over the headers it received. IPv6 has no
  * identification, and the fields a router changes are masked: no such
  * assumption there. No VLAN tags, no IPv4 options, no IPv6 extension
@@ -211,6 +221,8 @@ struct wqe_link_stats {
 	uint64_t rx_errors;       /* receive failures other than EAGAIN */
 	uint64_t rx_kernel_drops; /* dropped by the kernel, receive buffer full
 				   * (SO_RXQ_OVFL; the latest count it gave) */
+	uint64_t rx_ipv4_id_found; /* of rx_frames, given another identification
+				    * or DF than 0 and set (find_ipv4_id) */
 };
 
 /* Copies @l's counters. Returns 0 or EINVAL. (A UDP link's send counters

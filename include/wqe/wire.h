@@ -562,7 +562,8 @@ WQE_API uint32_t wqe_icrc_udp(const struct wqe_pkt *p, const uint8_t *bth, size_
  * Taking the identification from the ICRC costs the check 17 of its 32
  * bits: a damaged packet passes for an intact one with probability 2^-15
  * instead of 2^-32. Use it only where the identification cannot be seen.
- * Cost: one ICRC of the packet and 17 CRCs of @len - 8 bytes. Thread-safe.
+ * Cost: one ICRC of the packet, and when the answer is not 0 with DF set
+ * 17 CRCs of @len - 8 bytes more. Thread-safe.
  */
 WQE_API int wqe_icrc_find_ipv4_id(const uint8_t *l3, size_t len, uint32_t icrc, uint16_t *id,
 				  int *df);

@@ -64,6 +64,7 @@ struct link_udp {
 	int fd;
 	int family;          /* AF_INET or AF_INET6 */
 	union wqe_gid local; /* the bound address (::ffff:a.b.c.d for IPv4) */
+	bool find_ipv4_id;   /* wqe_udp_cfg.find_ipv4_id */
 	struct udp_txq *tx;  /* datagrams queued for the next sendmmsg() */
 	struct udp_rxq *rx;  /* datagrams the last recvmmsg() read */
 };

@@ -478,6 +478,25 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 	put_be16(udp + 6, 0); /* no checksum: the ICRC covers the payload */
 }
 
+/* wqe_udp_cfg.find_ipv4_id: the identification and DF the sender's ICRC
+ * covers, put into the rebuilt IPv4 header at @ip (@n bytes of UDP payload
+ * behind it) when they are not rx_headers()' 0 and DF. A datagram no
+ * identification explains keeps 0 and DF: the NIC drops it as a bad ICRC. */
+static void rx_find_id(struct wqe_link *l, uint8_t *ip, size_t n)
+{
+	size_t len = WQE_IPV4_LEN + WQE_UDP_LEN + n - WQE_ICRC_LEN;
+	uint16_t id;
+	int df;
+
+	if (wqe_icrc_find_ipv4_id(ip, len, get_le32(ip + len), &id, &df) != 1 || (id == 0 && df))
+		return;
+	put_be16(ip + 4, id);
+	put_be16(ip + 6, df ? IPV4_DF : 0);
+	put_be16(ip + 10, 0);
+	put_be16(ip + 10, ipv4_csum(ip));
+	l->stats.rx_ipv4_id_found++;
+}
+
 static void rx_ancillary(struct wqe_link *l, struct msghdr *m, struct rx_meta *r)
 {
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
@@ -599,6 +618,8 @@ static const uint8_t *udp_rx_peek(void *port, size_t *len)
 			continue;
 		}
 		rx_headers(p, q->slot[q->next].buf, n, &r);
+		if (l->udp.find_ipv4_id && l->udp.family == AF_INET)
+			rx_find_id(l, q->slot[q->next].buf + WQE_ETH_LEN, n);
 		q->len = (l->udp.family == AF_INET ? V4_HDRS : V6_HDRS) + n;
 		l->stats.rx_frames++;
 	}
@@ -784,6 +805,7 @@ struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg)
 	l->max_users = 1;
 	l->udp.fd = fd;
 	l->udp.local = gid;
+	l->udp.find_ipv4_id = cfg->find_ipv4_id != 0;
 	l->xmit = udp_xmit;
 	l->tx_buf = udp_tx_buf;
 	l->xmit_buf = udp_xmit_buf;

@@ -200,6 +200,11 @@ int wqe_icrc_find_ipv4_id(const uint8_t *l3, size_t len, uint32_t icrc, uint16_t
 	put_be16(hdrs + 4, 0);
 	put_be16(hdrs + 6, 0x4000); /* DF, offset 0 */
 	d = icrc ^ wire_icrc_split(hdrs, hdr_len, 4, l3 + hdr_len, len - hdr_len);
+	if (!d) {
+		*id = 0;
+		*df = 1;
+		return 1;
+	}
 	for (uint32_t u = 0; u < FIND_UNKNOWNS; u++) {
 		/* The change of bytes 4-7 this unknown makes, its CRC from a
 		 * zero register, then the len - 8 bytes after them. */

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # wqe peer in two processes on this host, over addresses of 127/8 (no root
 # needed): WRITE, READ and SEND, the client on the rxe WQE format in one
-# run; the captures of both sides checked by wqe dissect; a server started
+# run and with --find-ip-id in another; the captures of both sides checked by wqe dissect; a server started
 # for other terms refuses the client; bad usage exits 2; a client without
 # a server and a server without a client exit 1 at their timeout.
 . "$(dirname "$0")/../cli/lib.sh"
@@ -51,6 +51,10 @@ run_pair write 100003 40 1024
 run_pair read 65536 30 4096 --format rxe
 run_pair send 4097 200 256 --tx-depth 8
 run_pair write 1048576 3 4096
+# --find-ip-id on the client: the server's datagrams all carry
+# identification 0 and DF (Linux's), so none needed finding.
+run_pair write 70000 20 1024 --find-ip-id
+expect_in "$TMP/client.out" "link: 0 datagrams had an IPv4 identification other than 0"
 
 # A server started for other terms refuses the client; both exit 1.
 timeout 60 "$WQE" peer --local "$B" --oob-port "$PORT" --timeout 30 --size 100 \

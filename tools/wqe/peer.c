@@ -36,6 +36,7 @@ struct peer_cfg {
 	enum peer_op op;
 	uint32_t size, count, mtu, oob_port, timeout, depth;
 	enum wqe_format format;
+	int find_ip_id; /* --find-ip-id */
 	unsigned int set;
 };
 
@@ -101,6 +102,11 @@ void usage_peer(FILE *f)
 		   "  --pcap FILE        record this side's frames (as its NIC sees them)\n"
 		   "  --oob-port PORT    TCP port of the exchange (default 18515)\n"
 		   "  --timeout SECONDS  the whole run, waiting included (default 30)\n"
+		   "  --find-ip-id       IPv4: take each arriving packet's IP identification\n"
+		   "                     and DF from its ICRC, which covers them (a UDP socket\n"
+		   "                     does not see them): for a peer that writes other\n"
+		   "                     identifications than 0, such as the Linux kernel's\n"
+		   "                     rxe. Weakens the ICRC check to 15 bits\n"
 		   "A server given --op, --size, --count or --mtu refuses a client that asks\n"
 		   "for other values.\n");
 }
@@ -145,6 +151,10 @@ static int parse_one(int argc, char **argv, int *i, struct peer_cfg *c)
 	const char *v;
 	int r;
 
+	if (strcmp(argv[*i], "--find-ip-id") == 0) {
+		c->find_ip_id = 1;
+		return 1;
+	}
 	if ((r = cli_opt(argc, argv, i, "--local", &v)) != 0)
 		c->local = v;
 	else if ((r = cli_opt(argc, argv, i, "--connect", &v)) != 0)
@@ -303,7 +313,7 @@ static void plan(struct peer *p)
 static int open_context(struct peer *p)
 {
 	struct wqe_context_attr ca;
-	struct wqe_udp_cfg uc = {.local = p->local.text};
+	struct wqe_udp_cfg uc = {.local = p->local.text, .find_ipv4_id = p->c.find_ip_id};
 	int rc;
 
 	memset(&ca, 0, sizeof(ca));
@@ -796,6 +806,10 @@ static void summary(const struct peer *p, int rc)
 	       " truncated, %" PRIu64 " short, %" PRIu64 " by the kernel\n",
 	       l.delivered, l.rx_datagrams, l.queue_full, l.tx_errors, l.no_destination,
 	       l.rx_truncated, l.rx_short, l.rx_kernel_drops);
+	if (p->c.find_ip_id)
+		printf("  link: %" PRIu64 " datagrams had an IPv4 identification other than 0 (or"
+		       " no DF), found from their ICRC\n",
+		       l.rx_ipv4_id_found);
 	printf("  nic drops:");
 	memset(&ps, 0, sizeof(ps));
 	if (p->ctx)
