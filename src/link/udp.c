@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/csum.h"
 #include "link/link_int.h"
 #include "wqe/wire.h"
 
@@ -415,17 +416,6 @@ static void udp_flush(void *port)
 		tx_flush(l);
 }
 
-static uint16_t ipv4_csum(const uint8_t *h)
-{
-	uint32_t s = 0;
-
-	for (size_t i = 0; i < WQE_IPV4_LEN; i += 2)
-		s += get_be16(h + i);
-	while (s >> 16)
-		s = (s & 0xffffu) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 /* The received datagram's metadata. */
 struct rx_meta {
 	uint8_t src[16];
@@ -459,7 +449,7 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 		put_be16(ip + 10, 0);
 		memcpy(ip + 12, r->src, 4);
 		memcpy(ip + 16, u->local.raw + 12, 4);
-		put_be16(ip + 10, ipv4_csum(ip));
+		put_be16(ip + 10, csum_ipv4(ip));
 		udp = ip + WQE_IPV4_LEN;
 	} else {
 		memcpy(f + 7, r->src + 11, 5);
@@ -493,7 +483,7 @@ static void rx_find_id(struct wqe_link *l, uint8_t *ip, size_t n)
 	put_be16(ip + 4, id);
 	put_be16(ip + 6, df ? IPV4_DF : 0);
 	put_be16(ip + 10, 0);
-	put_be16(ip + 10, ipv4_csum(ip));
+	put_be16(ip + 10, csum_ipv4(ip));
 	l->stats.rx_ipv4_id_found++;
 }
 
