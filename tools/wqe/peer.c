@@ -40,7 +40,6 @@ struct peer_cfg {
 	unsigned int set;
 };
 
-
 struct peer {
 	struct peer_cfg c;
 	const char *role;
