@@ -86,16 +86,6 @@ static struct {
 
 static const uint8_t peer_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
 
-static void v6(union wqe_gid *g, uint8_t last)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[0] = 0x20;
-	g->raw[1] = 0x01;
-	g->raw[2] = 0x0d;
-	g->raw[3] = 0xb8;
-	g->raw[15] = last;
-}
-
 static void base_open(void)
 {
 	const unsigned all = WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE |
@@ -119,7 +109,7 @@ static void base_open(void)
 	ca.mac[5] = 0x01;
 	ca.num_gids = 2;
 	fz_gid_v4(&ca.gid[0], 1);
-	v6(&ca.gid[1], 1);
+	test_gid_v6(&ca.gid[1], 1);
 	E.ctx = wqe_open_context(&ca);
 	E.sink = wqe_link_sink_create(1u << 16);
 	if (!E.ctx || !E.sink || wqe_context_attach_link(E.ctx, E.sink) ||
@@ -424,8 +414,7 @@ static void find_id(const uint8_t *l3, size_t n, const struct wqe_pkt *p)
 		icrc = wqe_icrc(c, n, 4);
 		c[4] ^= c[9];
 		c[7] ^= c[8];
-		if (wqe_icrc_find_ipv4_id(c, n, icrc, &id, &df) != 1 || id != want ||
-		    df != want_df)
+		if (wqe_icrc_find_ipv4_id(c, n, icrc, &id, &df) != 1 || id != want || df != want_df)
 			fz_die("identification 0x%04x DF %d not found again", want, want_df);
 	}
 }
@@ -481,8 +470,8 @@ static void deliver(uint8_t m, const uint8_t *b, size_t len)
 	memcpy(a.dmac, E.ctx->attr.mac, 6);
 	memcpy(a.smac, peer_mac, 6);
 	if (a.ipver == 6) {
-		v6(&a.src, 2);
-		v6(&a.dst, 1);
+		test_gid_v6(&a.src, 2);
+		test_gid_v6(&a.dst, 1);
 	} else {
 		fz_gid_v4(&a.src, 2);
 		fz_gid_v4(&a.dst, 1);
@@ -739,8 +728,8 @@ static void write_seeds(const char *dir)
 	req(&p, WQE_WIRE_UD_SEND_ONLY_WITH_IMMEDIATE, Q_UD, 1);
 	p.immdt.imm = 1;
 	p.ipver = 6;
-	v6(&p.src, 2);
-	v6(&p.dst, 1);
+	test_gid_v6(&p.src, 2);
+	test_gid_v6(&p.dst, 1);
 	add(&s, 2, &p, 100);
 	req(&p, WQE_WIRE_UD_SEND_ONLY, Q_UD, 2);
 	p.deth.qkey = 0x22222222;

@@ -148,16 +148,6 @@ uint64_t fz_clock(void *arg)
 /* ------------------------------------------------------------------------ */
 /* QPs.                                                                     */
 
-void fz_gid_v4(union wqe_gid *g, uint8_t last)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[10] = 0xff;
-	g->raw[11] = 0xff;
-	g->raw[12] = 192;
-	g->raw[14] = 2;
-	g->raw[15] = last;
-}
-
 int fz_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, const struct fz_conn *c)
 {
 	struct wqe_qp_attr a;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "test_gid.h"
 #include "wqe/link.h"
 #include "wqe/verbs.h"
 #include "wqe/wire.h"
@@ -86,7 +87,10 @@ struct fz_conn {
 int fz_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, const struct fz_conn *c);
 
 /* ::ffff:192.0.2.@last */
-void fz_gid_v4(union wqe_gid *g, uint8_t last);
+static inline void fz_gid_v4(union wqe_gid *g, uint8_t last)
+{
+	test_gid_v4(g, 192, 0, 2, last);
+}
 
 /* Addressing of a frame built around a UDP payload. */
 struct fz_addr {

@@ -650,9 +650,7 @@ static int plain_socket(union wqe_gid *gid)
 	CHECK_EQ(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
 	CHECK_EQ(setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one)), 0);
 	CHECK_EQ(setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)), 0);
-	memset(gid, 0, sizeof(*gid));
-	gid->raw[10] = gid->raw[11] = 0xff;
-	memcpy(gid->raw + 12, &me.sin_addr, 4);
+	udp_test_gid(3, gid);
 	return fd;
 }
 
@@ -853,9 +851,7 @@ static void case_queue_destroy(void)
 	CHECK(l != NULL);
 	if (!l)
 		return;
-	memset(&me, 0, sizeof(me));
-	me.raw[10] = me.raw[11] = 0xff;
-	inet_pton(AF_INET, a1, me.raw + 12);
+	udp_test_gid(1, &me);
 	port = link_port_attach(l, mac);
 	CHECK(port != NULL);
 	for (uint64_t t = 0; t < LINK_UDP_BATCH - 1; t++)
@@ -962,9 +958,7 @@ static void case_receive_ops(void)
 	CHECK_EQ(setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)), 0);
 	CHECK_EQ(setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl)), 0);
 	udp_test_addr(1, a1);
-	memset(&me, 0, sizeof(me));
-	me.raw[10] = me.raw[11] = 0xff;
-	inet_pton(AF_INET, a1, me.raw + 12);
+	udp_test_gid(1, &me);
 	c.local = a1;
 	for (int small = 0; small < 2; small++) {
 		c.rcvbuf = small ? 1 : 0; /* 1: the kernel's minimum */

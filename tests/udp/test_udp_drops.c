@@ -401,8 +401,7 @@ static void test_send_refused(void)
 	ca.format = test_format();
 	ca.mac[0] = 2;
 	ca.num_gids = 2;
-	ca.gid[0].raw[10] = ca.gid[0].raw[11] = 0xff;
-	inet_pton(AF_INET, a1, ca.gid[0].raw + 12);
+	udp_test_gid(1, &ca.gid[0]);
 	inet_pton(AF_INET6, "fd00::1", ca.gid[1].raw);
 	ctx = wqe_open_context(&ca);
 	CHECK(l && ctx);

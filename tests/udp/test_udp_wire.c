@@ -238,14 +238,11 @@ int main(void)
 	struct wqe_mr *mr;
 	static uint8_t mem[8192];
 	union wqe_gid bgid;
-	char b[16], path[512];
+	char path[512];
 	uint8_t src[4], dst[4];
 	int fd = sniffer(), sport_differs = 0;
 
-	udp_test_addr(2, b);
-	memset(&bgid, 0, sizeof(bgid));
-	bgid.raw[10] = bgid.raw[11] = 0xff;
-	inet_pton(AF_INET, b, bgid.raw + 12);
+	udp_test_gid(2, &bgid);
 	memcpy(dst, bgid.raw + 12, 4);
 	CHECK_EQ(uep_open(&a, 1, WQE_QPT_RC, 16), 0);
 	memcpy(src, a.gid.raw + 12, 4);

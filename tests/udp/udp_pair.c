@@ -7,11 +7,29 @@
 #include <string.h>
 #include <unistd.h>
 
-void udp_test_addr(unsigned host, char *out)
+/* 127.X.Y: X and Y from the process id. */
+static void test_net(uint8_t *x, uint8_t *y)
 {
 	unsigned pid = (unsigned)getpid();
 
-	snprintf(out, 16, "127.%u.%u.%u", 16 + (pid >> 8) % 200, pid & 0xffu, host);
+	*x = (uint8_t)(16 + (pid >> 8) % 200);
+	*y = (uint8_t)(pid & 0xffu);
+}
+
+void udp_test_addr(unsigned host, char *out)
+{
+	uint8_t x, y;
+
+	test_net(&x, &y);
+	snprintf(out, 16, "127.%u.%u.%u", x, y, host);
+}
+
+void udp_test_gid(unsigned host, union wqe_gid *g)
+{
+	uint8_t x, y;
+
+	test_net(&x, &y);
+	test_gid_v4(g, 127, x, y, (uint8_t)host);
 }
 
 static void on_trace(void *arg, const struct wqe_trace_event *ev)
@@ -51,10 +69,7 @@ int uep_open(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr)
 	ca.mac[0] = 0x02;
 	ca.mac[5] = (uint8_t)host;
 	ca.num_gids = 1;
-	ca.gid[0].raw[10] = ca.gid[0].raw[11] = 0xff;
-	if (sscanf(e->addr, "%hhu.%hhu.%hhu.%hhu", &ca.gid[0].raw[12], &ca.gid[0].raw[13],
-		   &ca.gid[0].raw[14], &ca.gid[0].raw[15]) != 4)
-		return EINVAL;
+	udp_test_gid(host, &ca.gid[0]);
 	e->gid = ca.gid[0];
 	e->ctx = wqe_open_context(&ca);
 	if (!e->ctx)

@@ -39,6 +39,8 @@ struct upair {
 
 /* The test address 127.X.Y.@host of this process (@out: 16 bytes). */
 void udp_test_addr(unsigned host, char *out);
+/* The same address as a GID: ::ffff:127.X.Y.@host. */
+void udp_test_gid(unsigned host, union wqe_gid *g);
 
 /*
  * An endpoint on a new UDP link bound to 127.X.Y.@host: context (GID

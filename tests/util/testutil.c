@@ -221,27 +221,6 @@ enum wqe_format test_format(void)
 	return WQE_FORMAT_MLX5;
 }
 
-void test_gid_v4(union wqe_gid *g, uint8_t a, uint8_t b, uint8_t c, uint8_t d)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[10] = 0xff;
-	g->raw[11] = 0xff;
-	g->raw[12] = a;
-	g->raw[13] = b;
-	g->raw[14] = c;
-	g->raw[15] = d;
-}
-
-void test_gid_v6(union wqe_gid *g, uint8_t last)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[0] = 0x20;
-	g->raw[1] = 0x01;
-	g->raw[2] = 0x0d;
-	g->raw[3] = 0xb8;
-	g->raw[15] = last;
-}
-
 void test_reg4(struct test_mrs *m, struct wqe_pd *pa, struct wqe_pd *pb, uint8_t *const buf[4],
 	       size_t len, unsigned a_access, unsigned b_access)
 {

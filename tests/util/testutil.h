@@ -67,6 +67,7 @@ void test_rng_fill(struct test_rng *r, void *p, size_t n);
 
 
 /* Verbs helpers shared by the tests. */
+#include "test_gid.h"
 #include "wqe/verbs.h"
 
 /*
@@ -90,10 +91,7 @@ int test_wait_cq(struct wqe_context *a, struct wqe_context *b, struct wqe_cq *cq
  * Returns 0 or the first failing errno. */
 int test_qp_to_rts(struct wqe_qp *qp, enum wqe_qp_type t, uint32_t dest_qpn, enum wqe_mtu mtu);
 
-/* @g = the IPv4-mapped GID ::ffff:@a.@b.@c.@d. */
-void test_gid_v4(union wqe_gid *g, uint8_t a, uint8_t b, uint8_t c, uint8_t d);
-/* @g = 2001:db8::@last (IPv6's documentation prefix). */
-void test_gid_v6(union wqe_gid *g, uint8_t last);
+/* test_gid_v4(), test_gid_v6(): test_gid.h. */
 
 /* Fills the attributes each transition needs for @t (all other fields 0). */
 void test_qp_attr_for(enum wqe_qp_type t, enum wqe_qp_state next, struct wqe_qp_attr *a,
