@@ -42,7 +42,7 @@ static struct inflight *head(struct eng_qp *e)
 {
 	const struct eng_req *r = &e->req;
 
-	return r->fl_tail == r->fl_head ? NULL : &e->inflight[r->fl_tail % r->nflight];
+	return r->fl_tail == r->fl_head ? NULL : eng_flight(e, r->fl_tail);
 }
 
 uint64_t rnr_timer_ns(uint8_t code)

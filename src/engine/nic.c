@@ -82,8 +82,10 @@ static_assert(offsetof(struct eng_qp, doorbell) ==
  */
 static struct eng_qp *eng_alloc(uint32_t nflight)
 {
-	struct eng_qp *e = calloc(1, sizeof(*e) + (size_t)nflight * sizeof(struct inflight));
+	struct eng_qp *e;
 
+	assert(nflight && !(nflight & (nflight - 1))); /* sq_ring_init() */
+	e = calloc(1, sizeof(*e) + (size_t)nflight * sizeof(struct inflight));
 	if (!e)
 		return NULL;
 	e->req.nflight = nflight;
@@ -283,11 +285,10 @@ void nic_take_doorbells(struct nic *n)
 	}
 	for (uint32_t i = 0; i < n->ndb_pend; i++) {
 		struct qpc *q = n->db_pend[i];
-		const struct eng_req *r = &q->eng->req;
 
 		nic_kick(q);
 		/* The in-flight entry its next message takes. */
-		__builtin_prefetch(&q->eng->inflight[r->fl_head % r->nflight], 1);
+		__builtin_prefetch(eng_flight(q->eng, q->eng->req.fl_head), 1);
 	}
 	n->ndb_pend = 0;
 }

@@ -202,15 +202,21 @@ static void in_flight(struct nic *n, struct qpc *q, uint32_t start, uint32_t nbl
 		      uint32_t npsn)
 {
 	struct eng_req *r = &q->eng->req;
-	struct inflight *fl = &q->eng->inflight[r->fl_head++ % r->nflight];
 
-	fl->start = start;
-	fl->len = (uint32_t)len;
-	fl->first_psn = first_psn & 0xffffffu;
-	fl->nblocks = nblocks & 0xffu;
-	fl->npsn = npsn & 0xffffffu;
-	fl->op = (uint32_t)op & 0x7fu;
-	fl->signaled = signaled;
+	/* Built whole, then stored: set field by field in the table, each
+	 * bit-field store would read back the word the one before it wrote
+	 * (a store forwarding stall a message). */
+	const struct inflight fl = {
+	    .start = start,
+	    .len = (uint32_t)len,
+	    .first_psn = first_psn & 0xffffffu,
+	    .nblocks = nblocks & 0xffu,
+	    .npsn = npsn & 0xffffffu,
+	    .op = (uint32_t)op & 0x7fu,
+	    .signaled = signaled,
+	};
+
+	memcpy(eng_flight(q->eng, r->fl_head++), &fl, sizeof(fl));
 	if (op_is_rd_atomic(op))
 		r->rd_atomic++;
 	comp_arm(n, q);
