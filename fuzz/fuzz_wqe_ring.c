@@ -406,11 +406,15 @@ static void decode_raw(const uint8_t *p, size_t len)
 			/* The fast path's decoder takes only what the general
 			 * one decodes, and reads the same fields. */
 			if (len >= 64 && wqe_decode_simple(fmts[f], types[t], 0x123, p, &s) &&
-			    (de != WQE_DEC_OK || d.op != s.op || d.num_sge != 1 || d.is_inline ||
-			     d.nblocks != 1 || d.sge[0].addr != s.addr || d.sge[0].lkey != s.lkey ||
+			    (de != WQE_DEC_OK || d.op != s.op || d.nblocks != 1 ||
 			     d.total_len != s.length || d.remote_addr != s.remote_addr ||
 			     d.rkey != s.rkey || d.imm || d.fence != s.fence ||
-			     d.signaled != s.signaled || d.solicited != s.solicited))
+			     d.signaled != s.signaled || d.solicited != s.solicited ||
+			     (s.inline_data
+				  ? !d.is_inline || d.num_sge || d.inline_data != s.inline_data ||
+					s.inline_data + s.length > p + 64
+				  : d.is_inline || d.num_sge != 1 || d.sge[0].addr != s.addr ||
+					d.sge[0].lkey != s.lkey)))
 				fz_die("the simple decoder took a WQE the decoder reads otherwise");
 			(void)wqe_describe(fmts[f], &dc, p, len, &desc);
 		}

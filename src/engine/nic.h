@@ -270,6 +270,7 @@ struct nic {
 	 * too, since they report no events). */
 	bool no_fast_path;
 	uint64_t fast_tx;          /* request packets the requester's fast path sent */
+	uint64_t fast_tx_inline;   /* of them, inline WQEs */
 	uint64_t fast_rx;          /* frames the receive fast paths took */
 	uint64_t fast_rx_acks;     /* of them, ACKNOWLEDGE frames */
 	nic_event_fn event;        /* asynchronous events; NULL: none kept */

@@ -453,12 +453,12 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 
 /*
  * The fast path: the commonest WQE (wqe_decode_simple(): a one-block RDMA
- * WRITE or SEND with one SGE, RC or UC) whose message is one packet, on
- * the path the request template holds, when no fence holds it. The same
- * frame, counters, completion and state as fetch(), check() and
- * send_wqe() give it, without the general WQE description, packetizer
- * and header builder in between (tests/engine/test_fastpath.c runs the
- * two side by side and compares them frame by frame). Anything else
+ * WRITE or SEND with one SGE or inline data, RC or UC) whose message is
+ * one packet, on the path the request template holds, when no fence holds
+ * it. The same frame, counters, completion and state as fetch(), check()
+ * and send_wqe() give it, without the general WQE description, packetizer
+ * and header builder in between (tests/e2e/test_fastpath.c runs the two
+ * side by side and compares them frame by frame). Anything else
  * (including a WQE that would fail a check) goes the general way.
  * Returns 1 if the WQE at r->fetch was sent, 0 if it was not touched.
  */
@@ -472,14 +472,22 @@ static int send_simple(struct nic *n, struct qpc *q)
 	const struct wqe_pktz_tmpl *t = &n->req_tmpl;
 	uint32_t padcnt, hlen, start = r->fetch;
 	struct wqe_desc_simple s;
+	const uint8_t *src;
 	uint8_t *host, *buf, *b;
 	size_t frame_len;
 	bool write, signaled;
 
 	if (!wqe_decode_simple(q->format, q->type, q->qpn, sq_ring_block(q->sq, start), &s) ||
-	    (s.fence && r->rd_atomic) || s.length > mtu_bytes(q->path_mtu) ||
-	    keys_check(&n->keys, s.lkey, false, q->pd, s.addr, s.length, 0, &host) != KEY_OK ||
-	    !pktz_tmpl_fits(t, q->av.tclass, q->av.hop_limit, q->av.flow_label, q->av.dmac,
+	    (s.fence && r->rd_atomic) || s.length > mtu_bytes(q->path_mtu))
+		return 0;
+	/* Inline bytes are read from the WQE itself: no lkey to check. */
+	if (s.inline_data)
+		src = s.inline_data;
+	else if (keys_check(&n->keys, s.lkey, false, q->pd, s.addr, s.length, 0, &host) == KEY_OK)
+		src = host;
+	else
+		return 0;
+	if (!pktz_tmpl_fits(t, q->av.tclass, q->av.hop_limit, q->av.flow_label, q->av.dmac,
 			    n->port.mac, nic_port_gid(n, q->av.sgid_index), &q->av.dgid))
 		return 0;
 	write = s.op == WQE_OP_RDMA_WRITE;
@@ -509,7 +517,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 
 		b += wqe_reth_encode(&reth, b, WQE_RETH_LEN);
 	}
-	mem_copy(b, host, s.length);
+	mem_copy(b, src, s.length);
 	pktz_tmpl_seal(t, buf, frame_len, padcnt);
 	n->tx_qpn = q->qpn;
 	n->tx_counter = start;
@@ -523,8 +531,13 @@ static int send_simple(struct nic *n, struct qpc *q)
 	r->msg.wqe_fetch_blocks++;
 	r->msg.packets_sent++;
 	r->msg.bytes_sent += frame_len;
-	r->msg.payload_reads++;
-	r->msg.payload_bytes += s.length;
+	if (s.inline_data) {
+		q->eng->stats.inline_wqes++;
+		n->fast_tx_inline++;
+	} else {
+		r->msg.payload_reads++;
+		r->msg.payload_bytes += s.length;
+	}
 	signaled = s.signaled || q->sq_sig_all;
 	if (q->type == WQE_QPT_RC) {
 		in_flight(n, q, start, 1, s.op, s.length, signaled, r->psn, 1);

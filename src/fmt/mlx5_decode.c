@@ -230,45 +230,69 @@ enum wqe_decode_err mlx5_decode(const struct wqe_decode_ctx *ctx, const uint8_t 
 }
 
 /*
- * The one-block WRITE/SEND with one data segment, with every check
- * mlx5_decode() makes of those bytes (a strict subset of what it accepts:
- * tests/fmt/test_decode_simple.c holds it to that). RC and UC put the
- * raddr segment before the data segment of a WRITE, nothing before a
- * SEND's (mlx5_transport_segs()).
+ * The segment after the transport segments of a one-block WRITE/SEND, at
+ * @off (a constant where inlined): one data segment and nothing after it
+ * (get_data()), or one inline segment filling the rest of the WQE, all of
+ * it in this block (get_inline()). The segment's first word lies inside
+ * the block whatever ds says, so it is read before ds is judged.
+ */
+static inline __attribute__((always_inline)) int
+simple_data(const uint8_t *wqe, uint32_t off, struct wqe_desc_simple *out)
+{
+	uint32_t len = get_be32(wqe + off), ds = wqe[7];
+
+	if (!(len & MLX5_INLINE_SEG)) {
+		if (len == 0 || ds != off / MLX5_DS_BYTES + 1)
+			return 0;
+		out->lkey = get_be32(wqe + off + 4);
+		out->addr = get_be64(wqe + off + 8);
+		out->inline_data = NULL;
+	} else {
+		len &= ~MLX5_INLINE_SEG;
+		if (len == 0 || ds > WQE_BLOCK_SIZE / MLX5_DS_BYTES ||
+		    mlx5_align((uint64_t)off + MLX5_INL_HDR_BYTES + len, MLX5_DS_BYTES) !=
+			    (uint64_t)ds * MLX5_DS_BYTES)
+			return 0;
+		out->lkey = 0;
+		out->addr = 0;
+		out->inline_data = wqe + off + MLX5_INL_HDR_BYTES;
+	}
+	out->length = len;
+	return 1;
+}
+
+/*
+ * The one-block WRITE/SEND with one data segment or its payload inline,
+ * with every check mlx5_decode() makes of those bytes (a strict subset of
+ * what it accepts: tests/fmt/test_mlx5_roundtrip.c holds it to that). RC
+ * and UC put the raddr segment before the data or inline segment of a
+ * WRITE, nothing before a SEND's (mlx5_transport_segs()).
  */
 int mlx5_decode_simple(enum wqe_qp_type t, uint32_t qpn, const uint8_t *wqe,
 		       struct wqe_desc_simple *out)
 {
 	uint8_t fm_ce_se = wqe[11];
-	const uint8_t *data;
-	uint32_t len;
 
 	if ((t != WQE_QPT_RC && t != WQE_QPT_UC) || wqe[0] || wqe[9] || wqe[10] ||
 	    (fm_ce_se & ~MLX5_FM_CE_SE_KNOWN) || get_be32(wqe + 12) || get_be24(wqe + 4) != qpn)
 		return 0;
-	if (wqe[3] == MLX5_OPC_RDMA_WRITE && wqe[7] == 3) {
-		if (get_be32(wqe + 28))
+	if (wqe[3] == MLX5_OPC_RDMA_WRITE) {
+		if (get_be32(wqe + 28) || !simple_data(wqe, MLX5_CTRL_BYTES + MLX5_RADDR_BYTES, out))
 			return 0;
 		out->op = WQE_OP_RDMA_WRITE;
 		out->remote_addr = get_be64(wqe + 16);
 		out->rkey = get_be32(wqe + 24);
-		data = wqe + MLX5_CTRL_BYTES + MLX5_RADDR_BYTES;
-	} else if (wqe[3] == MLX5_OPC_SEND && wqe[7] == 2) {
+	} else if (wqe[3] == MLX5_OPC_SEND) {
+		if (!simple_data(wqe, MLX5_CTRL_BYTES, out))
+			return 0;
 		out->op = WQE_OP_SEND;
 		out->remote_addr = 0;
 		out->rkey = 0;
-		data = wqe + MLX5_CTRL_BYTES;
 	} else {
 		return 0;
 	}
-	len = get_be32(data);
-	if (len == 0 || (len & MLX5_INLINE_SEG))
-		return 0;
 	out->fence = (fm_ce_se & MLX5_CTRL_FENCE) != 0;
 	out->signaled = (fm_ce_se & MLX5_CTRL_CQ_UPDATE) != 0;
 	out->solicited = (fm_ce_se & MLX5_CTRL_SOLICITED) != 0;
-	out->length = len;
-	out->lkey = get_be32(data + 4);
-	out->addr = get_be64(data + 8);
 	return 1;
 }

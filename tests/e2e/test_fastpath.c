@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The engine's fast paths against the general path they stand beside:
- * the requester's one-packet WRITE/SEND straight from the ring's bytes
- * (requester.c send_simple()), the receive path's WRITE ONLY straight
+ * the requester's one-packet WRITE/SEND, one SGE or inline, straight from
+ * the ring's bytes (requester.c send_simple()), the receive path's WRITE
+ * ONLY straight
  * to its placement (rx.c rx_write_only()) and its ACKNOWLEDGE straight to
  * the completer (rx.c rx_acknowledge()). One seeded workload (every
  * operation, one and several SGEs, inline, fences, READs, sizes from 1
@@ -48,7 +49,7 @@ struct run {
 	uint8_t a[BUF], b[BUF];
 	struct wqe_qp_stats qa, qb;
 	struct wqe_port_stats pa, pb;
-	uint64_t fast_tx, fast_rx, fast_rx_acks;
+	uint64_t fast_tx, fast_tx_inline, fast_rx, fast_rx_acks;
 	uint64_t state[NSTATE]; /* the engine's state of both QPs, round by round */
 	size_t nstate;
 	char cap_a[64], cap_b[64];
@@ -168,8 +169,11 @@ static bool post_one(struct test_rng *g, struct pair *p, struct wqe_mr *am, stru
 		sge[1].length = len - len / 2;
 		wr.num_sge = 2;
 	} else if (kind == 12) {
+		/* inline WRITEs and SENDs, in one block up to 28 and 44 bytes */
 		sge[0].length = 1 + len % 60;
 		wr.send_flags |= WQE_SEND_INLINE;
+		if (len & 64)
+			wr.opcode = WQE_WR_SEND;
 	} else if (kind == 13 && p->type == WQE_QPT_RC) {
 		wr.opcode = WQE_WR_RDMA_READ;
 		sge[0].addr = (uint64_t)(uintptr_t)abuf + BUF / 2 + roff % (BUF / 4);
@@ -273,6 +277,7 @@ static void run_once(struct run *r, enum wqe_qp_type t, enum wqe_mtu mtu_e, bool
 	CHECK_EQ(wqe_context_port_stats(p.a.ctx, &r->pa), 0);
 	CHECK_EQ(wqe_context_port_stats(p.b.ctx, &r->pb), 0);
 	r->fast_tx = p.a.ctx->nic->fast_tx + p.b.ctx->nic->fast_tx;
+	r->fast_tx_inline = p.a.ctx->nic->fast_tx_inline + p.b.ctx->nic->fast_tx_inline;
 	r->fast_rx = p.a.ctx->nic->fast_rx + p.b.ctx->nic->fast_rx;
 	r->fast_rx_acks = p.a.ctx->nic->fast_rx_acks + p.b.ctx->nic->fast_rx_acks;
 	CHECK_EQ(wqe_context_set_pcap(p.a.ctx, NULL), 0);
@@ -369,8 +374,10 @@ static void twin(enum wqe_qp_type t, enum wqe_mtu mtu)
 	 * format that has the simple shape), the other never. */
 	CHECK(fast.fast_rx > 100);
 	CHECK(fast.fast_rx_acks > 100 || t == WQE_QPT_UC);
-	if (test_format() == WQE_FORMAT_MLX5)
+	if (test_format() == WQE_FORMAT_MLX5) {
 		CHECK(fast.fast_tx > 100);
+		CHECK(fast.fast_tx_inline > 10);
+	}
 	CHECK_EQ(slow.fast_tx + slow.fast_rx, 0);
 	CHECK(fast.nwc > STEPS / 4);
 	CHECK_EQ(fast.nwc, slow.nwc);

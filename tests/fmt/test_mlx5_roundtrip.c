@@ -17,6 +17,8 @@
 #define ROUNDS_PER_CASE 8
 
 static uint8_t ring[GEN_MAX_RING_BLOCKS * 64];
+/* Generated WQEs the simple decoder took: [0] with a data segment, [1] inline. */
+static unsigned long simple_taken[2];
 
 /* Decodes a malloc'd copy of exactly @len bytes of @wqe. */
 static enum wqe_decode_err decode_exact(enum wqe_qp_type t, uint32_t max_bytes,
@@ -181,39 +183,58 @@ static void check_desc(const struct gen_req *g, const struct wqe_desc *d, uint32
 }
 
 /* wqe_decode_simple() agrees with wqe_decode()'s @d (decoded from the
- * same block, of QP @qpn on @t) wherever it takes a block. */
-static void check_simple_agrees(const struct wqe_desc *d, const struct wqe_desc_simple *s,
-				uint32_t qpn)
+ * same block at @dbase, of QP @qpn on @t; @s read it at @sbase) wherever
+ * it takes a block: the same fields, the inline bytes at the same place. */
+static void check_simple_agrees(const struct wqe_desc *d, const uint8_t *dbase,
+				const struct wqe_desc_simple *s, const uint8_t *sbase, uint32_t qpn)
 {
 	CHECK(d->op == s->op && (s->op == WQE_OP_RDMA_WRITE || s->op == WQE_OP_SEND));
 	CHECK_EQ(d->nblocks, 1);
-	CHECK_EQ(d->num_sge, 1);
-	CHECK(!d->is_inline);
 	CHECK_EQ(d->imm, 0);
 	CHECK_EQ(d->qpn, qpn);
 	CHECK_EQ(d->fence, s->fence);
 	CHECK_EQ(d->signaled, s->signaled);
 	CHECK_EQ(d->solicited, s->solicited);
-	CHECK_EQ(d->sge[0].length, s->length);
-	CHECK_EQ(d->sge[0].lkey, s->lkey);
-	CHECK_EQ(d->sge[0].addr, s->addr);
 	CHECK_EQ(d->total_len, s->length);
 	CHECK_EQ(d->remote_addr, s->remote_addr);
 	CHECK_EQ(d->rkey, s->rkey);
+	if (s->inline_data) {
+		CHECK(d->is_inline);
+		CHECK_EQ(d->num_sge, 0);
+		CHECK_EQ(d->inline_len, s->length);
+		CHECK_EQ(s->lkey, 0);
+		CHECK_EQ(s->addr, 0);
+		CHECK(d->inline_data && d->inline_data - dbase == s->inline_data - sbase);
+		CHECK(s->inline_data + s->length <= sbase + 64);
+		return;
+	}
+	CHECK(!d->is_inline);
+	CHECK_EQ(d->num_sge, 1);
+	CHECK_EQ(d->sge[0].length, s->length);
+	CHECK_EQ(d->sge[0].lkey, s->lkey);
+	CHECK_EQ(d->sge[0].addr, s->addr);
 }
 
 /* The shape wqe_decode_simple() takes: RC or UC, a WRITE or SEND with no
- * immediate, one non-empty SGE, not inline. */
+ * immediate, and either one non-empty SGE or inline bytes (1 or more, the
+ * SGEs together) that fit in the first block: 44 after a SEND's control
+ * segment and inline header, 28 after a WRITE's raddr segment too. */
 static bool simple_shape(const struct gen_req *g)
 {
 	const struct wqe_send_wr *wr = &g->wr;
-	int n = 0;
+	uint32_t n = 0, total = 0, before;
 
-	for (int i = 0; i < wr->num_sge; i++)
+	for (int i = 0; i < wr->num_sge; i++) {
 		n += g->sge[i].length != 0;
-	return (g->qp.qp_type == WQE_QPT_RC || g->qp.qp_type == WQE_QPT_UC) &&
-	       (wr->opcode == WQE_WR_RDMA_WRITE || wr->opcode == WQE_WR_SEND) &&
-	       !(wr->send_flags & WQE_SEND_INLINE) && n == 1;
+		total += g->sge[i].length;
+	}
+	if ((g->qp.qp_type != WQE_QPT_RC && g->qp.qp_type != WQE_QPT_UC) ||
+	    (wr->opcode != WQE_WR_RDMA_WRITE && wr->opcode != WQE_WR_SEND))
+		return false;
+	if (!(wr->send_flags & WQE_SEND_INLINE))
+		return n == 1;
+	before = wr->opcode == WQE_WR_RDMA_WRITE ? 32 : 16;
+	return total > 0 && before + 4 + total <= 64;
 }
 
 /* Every prefix shorter than the WQE is TRUNCATED; peek agrees. */
@@ -266,8 +287,10 @@ static void one_request(struct test_rng *r, const struct gen_case *c, bool trunc
 		int took = wqe_decode_simple(WQE_FORMAT_MLX5, c->qpt, g.qp.qpn & 0xffffff, buf, &s);
 
 		CHECK_EQ(took, simple_shape(&g));
-		if (took)
-			check_simple_agrees(&d, &s, g.qp.qpn & 0xffffff);
+		if (took) {
+			check_simple_agrees(&d, exact, &s, buf, g.qp.qpn & 0xffffff);
+			simple_taken[s.inline_data != NULL]++;
+		}
 		CHECK_EQ(wqe_decode_simple(WQE_FORMAT_MLX5, c->qpt, (g.qp.qpn + 1) & 0xffffff, buf, &s),
 			 0);
 		CHECK_EQ(wqe_decode_simple(WQE_FORMAT_RXE, c->qpt, g.qp.qpn & 0xffffff, buf, &s), 0);
@@ -293,6 +316,10 @@ static void test_roundtrips(void)
 	for (i = 0; i < n; i++)
 		for (k = 0; k < ROUNDS_PER_CASE; k++)
 			one_request(&r, &cases[i], k == 0);
+	printf("generated WQEs the simple decoder took: %lu with a data segment, %lu inline\n",
+	       simple_taken[0], simple_taken[1]);
+	CHECK(simple_taken[0] > 10);
+	CHECK(simple_taken[1] > 10);
 }
 
 /* Random buffers, half of them shaped like a control segment. */
@@ -386,7 +413,7 @@ static void test_random_bytes(void)
 				simple++;
 				CHECK_EQ(err, WQE_DEC_OK);
 				if (err == WQE_DEC_OK)
-					check_simple_agrees(&d, &s, qpn);
+					check_simple_agrees(&d, copy, &s, b, qpn);
 			}
 		}
 		if (err == WQE_DEC_OK) {
