@@ -161,7 +161,8 @@ static int qp_create(struct bench_side *s, uint32_t i, const struct bench_pair_c
 	ia.recv_cq = s->rcq;
 	ia.qp_type = WQE_QPT_RC;
 	ia.cap.max_send_wr = cfg->max_send_wr;
-	ia.cap.max_recv_wr = 1;
+	ia.cap.max_recv_wr = cfg->max_recv_wr ? cfg->max_recv_wr : 1;
+	ia.cap.max_inline_data = cfg->max_inline_data;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
 	s->qp[i] = wqe_create_qp(s->pd, &ia);

@@ -100,6 +100,8 @@ struct bench_pair_cfg {
 	uint32_t cq_depth;
 	size_t buf_bytes;     /* one buffer per side, registered as one MR */
 	enum wqe_mtu mtu;
+	uint32_t max_recv_wr;     /* 0: 1 */
+	uint32_t max_inline_data; /* 0: none asked for */
 };
 
 /* Builds the pair (RC, all QPs in RTS). 0, or -1 with a message on stderr.

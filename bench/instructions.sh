@@ -9,7 +9,7 @@
 # every measured region (the library's, then its baseline's) is bracketed
 # by client requests that switch collection on and off and dump the region
 # as its own profile part, named "bench|case|...|count". This script runs
-# the three benchmarks that way (valgrind --collect-atstart=no), reads each
+# the four benchmarks that way (valgrind --collect-atstart=no), reads each
 # part's total, and divides by the count in its name.
 #
 # BUILD_DIR defaults to build-bench next to bench/ (bench/run.sh builds it).
@@ -22,7 +22,7 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	echo "instructions.sh: valgrind is not installed" >&2
 	exit 1
 fi
-for b in bench_post bench_datapath bench_scale; do
+for b in bench_post bench_datapath bench_scale bench_ops; do
 	if [ ! -x "$bin/$b" ]; then
 		echo "instructions.sh: $bin/$b not built (run bench/run.sh)" >&2
 		exit 1
@@ -32,7 +32,7 @@ done
 out=$(mktemp -d "${TMPDIR:-/tmp}/wqe-cg.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
-for b in bench_post bench_datapath bench_scale; do
+for b in bench_post bench_datapath bench_scale bench_ops; do
 	valgrind --tool=callgrind --collect-atstart=no \
 		--callgrind-out-file="$out/$b.%p" "$bin/$b" --callgrind \
 		>"$out/$b.log" 2>&1 || {
@@ -44,7 +44,7 @@ done
 
 # One line per region, in the order the benchmarks dumped them: NAME<TAB>TOTAL.
 for f in $(ls -v "$out"/bench_post.*.[0-9]* "$out"/bench_datapath.*.[0-9]* \
-	"$out"/bench_scale.*.[0-9]*); do
+	"$out"/bench_scale.*.[0-9]* "$out"/bench_ops.*.[0-9]*); do
 	awk '/^desc: Trigger: Client Request: / { sub(/^desc: Trigger: Client Request: /, ""); n = $0 }
 	     /^totals: / { t = $2 }
 	     END { if (n != "") printf "%s\t%s\n", n, t }' "$f"
@@ -66,6 +66,9 @@ awk -F'\t' '
 		} else if (k[1] == "scale") {
 			key = sprintf("scale %s QPs", k[2]); unit = "message"; cnt = k[4]
 			side = k[3]
+		} else if (k[1] == "ops") {
+			key = sprintf("ops %s", k[2]); unit = "message"; cnt = k[4]
+			side = k[3]
 		} else
 			next
 		if (!(key in seen)) { seen[key] = 1; order[++n] = key; units[key] = unit }
@@ -82,7 +85,7 @@ awk -F'\t' '
 		}
 	}' "$out/regions"
 echo
-echo "Scale rows have no baseline of their own: compare them with the 1-QP row."
+echo "Scale and ops rows have no baseline of their own: compare them with the 1-QP row and the 64 B WRITE row."
 awk -F'\t' '
 	{ split($1, k, "|") }
 	k[1] == "datapath" && k[3] == "lib" {
@@ -93,4 +96,7 @@ awk -F'\t' '
 	}
 	k[1] == "scale" {
 		printf "RESULT instructions scale %s QPs: %.0f per message\n", k[2], $2 / k[4]
+	}
+	k[1] == "ops" {
+		printf "RESULT instructions ops %s: %.0f per message\n", k[2], $2 / k[4]
 	}' "$out/regions"

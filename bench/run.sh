@@ -19,7 +19,8 @@ build=${BUILD_DIR:-$root/build-bench}
 results=$build/bench-results.md
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWQE_BENCH=ON >/dev/null
-cmake --build "$build" -j"$(nproc)" --target bench_post bench_datapath bench_scale >/dev/null
+cmake --build "$build" -j"$(nproc)" --target bench_post bench_datapath bench_scale \
+	bench_ops >/dev/null
 
 {
 	echo "# wqe benchmarks"
@@ -29,7 +30,7 @@ cmake --build "$build" -j"$(nproc)" --target bench_post bench_datapath bench_sca
 		"$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo '(with uncommitted changes)')"
 	echo "build: Release (library -O3, benchmarks -O2), $(cc --version | head -1)"
 	echo
-	for b in bench_post bench_datapath bench_scale; do
+	for b in bench_post bench_datapath bench_scale bench_ops; do
 		"$build/bench/$b"
 		echo
 	done
