@@ -273,6 +273,7 @@ struct nic {
 	uint64_t fast_tx_inline;   /* of them, inline WQEs */
 	uint64_t fast_rx;          /* frames the receive fast paths took */
 	uint64_t fast_rx_acks;     /* of them, ACKNOWLEDGE frames */
+	uint64_t fast_rx_sends;	   /* of them, SEND ONLY frames */
 	nic_event_fn event;        /* asynchronous events; NULL: none kept */
 	void *event_arg;
 	/* what the frames sent now belong to, for TX events */

@@ -113,6 +113,20 @@ enum resp_place_err {
 	RESP_PLACE_MALFORMED, /* the slot no longer decodes (rewritten meanwhile) */
 };
 
+/* Where a message's bytes go in a receive WQE: one piece per SGE they
+ * reach, each resolved through its lkey. */
+struct resp_piece {
+	uint8_t *dst;
+	uint32_t len;
+};
+struct resp_plan {
+	struct resp_piece pc[WQE_DESC_MAX_SGE];
+	uint32_t n;
+	uint32_t ctr;	/* receive-ring counter of the WQE */
+	uint32_t end_i; /* the WQE's cursor after the bytes */
+	uint32_t end_off;
+};
+
 /* Holds the receive WQE at the consumer counter; false if the RQ is empty. */
 bool resp_rq_take(struct resp_ctx *c);
 /* Whether the held WQE's slot decodes in the QP's format (wqe_decode_recv);
@@ -126,6 +140,25 @@ enum resp_place_err resp_rq_place(struct resp_ctx *c);
 /* Writes the receive CQE of the held WQE with c->status and retires it;
  * false if the CQ overran. */
 bool resp_rq_complete(struct resp_ctx *c);
+
+/*
+ * The receive queue's part of a SEND ONLY (no immediate, no invalidate) on
+ * the receive fast path (resp_send_only()), in the steps resp_rq_take(),
+ * resp_rq_well_formed(), resp_rq_place() and resp_rq_complete() take for
+ * it, sharing their code, but with no WQE held in between:
+ *
+ * resp_rq_plan_only() plans @len bytes into the WQE at the consumer
+ * counter from its start: false, with nothing changed, if the RQ is empty,
+ * the slot does not decode, or an SGE's lkey, PD, LOCAL_WRITE or bounds
+ * refuses its piece, or the WQE is too small (resp_rx() answers those).
+ * resp_rq_place_only() copies the payload into the plan's pieces.
+ * resp_rq_complete_only() writes the RECV CQE (byte_len @len, solicited
+ * @se), retires the WQE and counts it; false if the CQ overran (the WQE is
+ * retired all the same, as resp_rq_complete() does).
+ */
+bool resp_rq_plan_only(struct nic *n, const struct qpc *q, uint32_t len, struct resp_plan *pl);
+void resp_rq_place_only(const struct resp_plan *pl, const uint8_t *payload, uint32_t len);
+bool resp_rq_complete_only(struct qpc *q, const struct resp_plan *pl, uint32_t len, bool se);
 
 /* ---- resp_res.c: responder resources and atomics ---- */
 

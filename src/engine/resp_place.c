@@ -8,7 +8,9 @@
  * bytes. The WQE at the consumer counter is held from the FIRST packet of a
  * SEND to its LAST (as rxe holds qp->resp.wqe) and retired, with a release
  * store of the consumer counter, when its completion is written; so a QP
- * that goes to ERR meanwhile flushes it with the rest. The NIC keeps only
+ * that goes to ERR meanwhile flushes it with the rest. A SEND ONLY on the
+ * receive fast path (resp_rq_plan_only() and after) is planned, placed and
+ * retired in one step, by the same code, and never held. The NIC keeps only
  * its cursor (SGE index and offset): the slot is decoded again for every
  * packet, so a slot rewritten meanwhile is judged anew, and a slot the
  * decoder refuses is a malformed WQE (LOC_QP_OP_ERR), never read further.
@@ -26,19 +28,30 @@ static bool rq_decode(const struct qpc *q, uint32_t ctr, struct wqe_recv_desc *d
 	       WQE_DEC_OK;
 }
 
-bool resp_rq_take(struct resp_ctx *c)
+/* The counter of the receive WQE at the consumer counter, in @ctr; false
+ * if the RQ is empty (or the QP has none). */
+static bool rq_head(const struct qpc *q, uint32_t *ctr)
 {
-	struct rq_ring *rq = c->q->rq;
-	struct resp_rwqe *w = &c->r->wqe;
-	uint32_t ci, pi;
+	const struct rq_ring *rq = q->rq;
+	uint32_t ci;
 
 	if (!rq)
 		return false;
 	ci = atomic_load_explicit(&rq->ci, memory_order_relaxed);
 	/* Acquire (in rq_ring_producer): the WQE's bytes are read only after
 	 * the producer counter that publishes them. */
-	pi = rq_ring_producer(rq, ci);
-	if (ci == pi)
+	if (rq_ring_producer(rq, ci) == ci)
+		return false;
+	*ctr = ci;
+	return true;
+}
+
+bool resp_rq_take(struct resp_ctx *c)
+{
+	struct resp_rwqe *w = &c->r->wqe;
+	uint32_t ci;
+
+	if (!rq_head(c->q, &ci))
 		return false;
 	memset(w, 0, sizeof(*w));
 	w->valid = true;
@@ -114,31 +127,20 @@ struct span {
 	uint32_t len;
 };
 
-struct piece {
-	uint8_t *dst;
-	uint32_t len;
-};
-
-struct plan {
-	struct piece pc[WQE_DESC_MAX_SGE];
-	uint32_t n;
-	uint32_t end_i;
-	uint32_t end_off;
-};
-
 /*
- * Where @len bytes go from the WQE's cursor: each piece is resolved through
- * its lkey (valid, the QP's PD, LOCAL_WRITE, inside the region) before any
- * byte is written.
+ * Where @len bytes go in the WQE at @ctr from SGE @i, offset @off: each
+ * piece is resolved through its lkey (valid, the QP's PD, LOCAL_WRITE,
+ * inside the region) before any byte is written.
  */
-static enum resp_place_err plan_scatter(const struct resp_ctx *c, uint32_t len, struct plan *pl)
+static enum resp_place_err plan_scatter(struct nic *n, const struct qpc *q, uint32_t ctr,
+					uint32_t i, uint32_t off, uint32_t len,
+					struct resp_plan *pl)
 {
-	const struct resp_rwqe *w = &c->r->wqe;
-	uint32_t i = w->sge_i, off = w->sge_off;
 	struct wqe_recv_desc d;
 
 	pl->n = 0;
-	if (!rq_decode(c->q, w->ctr, &d))
+	pl->ctr = ctr;
+	if (!rq_decode(q, ctr, &d))
 		return RESP_PLACE_MALFORMED;
 	while (len) {
 		const struct wqe_desc_sge *s;
@@ -153,7 +155,7 @@ static enum resp_place_err plan_scatter(const struct resp_ctx *c, uint32_t len, 
 			continue;
 		}
 		take = s->length - off < len ? s->length - off : len;
-		if (keys_check(&c->n->keys, s->lkey, false, c->q->pd, s->addr + off, take,
+		if (keys_check(&n->keys, s->lkey, false, q->pd, s->addr + off, take,
 			       WQE_ACCESS_LOCAL_WRITE, &pl->pc[pl->n].dst) != KEY_OK)
 			return RESP_PLACE_PROT;
 		pl->pc[pl->n++].len = take;
@@ -166,7 +168,7 @@ static enum resp_place_err plan_scatter(const struct resp_ctx *c, uint32_t len, 
 }
 
 /* Copies the sources, in order, into the planned pieces. */
-static void scatter(const struct plan *pl, const struct span *src, uint32_t nsrc)
+static void scatter(const struct resp_plan *pl, const struct span *src, uint32_t nsrc)
 {
 	uint32_t si = 0, soff = 0;
 
@@ -198,7 +200,7 @@ enum resp_place_err resp_rq_place(struct resp_ctx *c)
 	struct span src[2];
 	uint32_t nsrc = 0, total = 0;
 	enum resp_place_err err;
-	struct plan pl;
+	struct resp_plan pl;
 
 	if (c->q->type == WQE_QPT_UD) {
 		build_grh(c->p, grh);
@@ -210,7 +212,7 @@ enum resp_place_err resp_rq_place(struct resp_ctx *c)
 		total += src[i].len;
 	if (w->placed + total > RESP_MAX_MSG)
 		return RESP_PLACE_LEN;
-	err = plan_scatter(c, total, &pl);
+	err = plan_scatter(c->n, c->q, w->ctr, w->sge_i, w->sge_off, total, &pl);
 	if (err)
 		return err;
 	scatter(&pl, src, nsrc);
@@ -219,6 +221,20 @@ enum resp_place_err resp_rq_place(struct resp_ctx *c)
 	w->placed += total;
 	c->r->stats.bytes_placed += total;
 	return RESP_PLACE_OK;
+}
+
+bool resp_rq_plan_only(struct nic *n, const struct qpc *q, uint32_t len, struct resp_plan *pl)
+{
+	uint32_t ctr;
+
+	return rq_head(q, &ctr) && plan_scatter(n, q, ctr, 0, 0, len, pl) == RESP_PLACE_OK;
+}
+
+void resp_rq_place_only(const struct resp_plan *pl, const uint8_t *payload, uint32_t len)
+{
+	const struct span src = {payload, len};
+
+	scatter(pl, &src, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -255,25 +271,52 @@ static void fill_success(const struct resp_ctx *c, struct cqe *e)
 	}
 }
 
+/* The receive CQE of the WQE at @ctr with @status, as a RECV with no
+ * bytes until fill_success() or the caller says more. */
+static void cqe_init(struct cqe *e, const struct qpc *q, uint32_t ctr, uint8_t status)
+{
+	memset(e, 0, sizeof(*e));
+	e->qpn = q->qpn;
+	e->wqe_counter = ctr;
+	e->is_recv = 1;
+	e->status = status;
+	e->opcode = WQE_WC_RECV;
+	e->pkey_index = q->pkey_index;
+}
+
+/* Writes @e, the CQE of the receive WQE at @ctr, and gives the slot back
+ * to software; false if the CQ overran. */
+static bool rq_retire(struct qpc *q, uint32_t ctr, const struct cqe *e)
+{
+	bool ok = nic_push_cqe(q->eng->nic, q->recv_cq, e);
+
+	/* Release: the engine is done with the slot; software may reuse it. */
+	atomic_store_explicit(&q->rq->ci, ctr + 1, memory_order_release);
+	q->eng->resp.stats.recv_cqes++;
+	return ok;
+}
+
 bool resp_rq_complete(struct resp_ctx *c)
 {
 	struct resp_rwqe *w = &c->r->wqe;
+	uint32_t ctr = w->ctr;
 	struct cqe e;
 	bool ok;
 
-	memset(&e, 0, sizeof(e));
-	e.qpn = c->q->qpn;
-	e.wqe_counter = w->ctr;
-	e.is_recv = 1;
-	e.status = c->status;
-	e.opcode = WQE_WC_RECV;
-	e.pkey_index = c->q->pkey_index;
+	cqe_init(&e, c->q, ctr, c->status);
 	if (c->status == WQE_WC_SUCCESS)
 		fill_success(c, &e);
-	ok = nic_push_cqe(c->q->eng->nic, c->q->recv_cq, &e);
-	/* Release: the engine is done with the slot; software may reuse it. */
-	atomic_store_explicit(&c->q->rq->ci, w->ctr + 1, memory_order_release);
+	ok = rq_retire(c->q, ctr, &e);
 	memset(w, 0, sizeof(*w));
-	c->r->stats.recv_cqes++;
 	return ok;
+}
+
+bool resp_rq_complete_only(struct qpc *q, const struct resp_plan *pl, uint32_t len, bool se)
+{
+	struct cqe e;
+
+	cqe_init(&e, q, pl->ctr, WQE_WC_SUCCESS);
+	e.byte_len = len;
+	e.solicited = se;
+	return rq_retire(q, pl->ctr, &e);
 }

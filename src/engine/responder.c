@@ -788,6 +788,19 @@ void resp_modified(struct qpc *q)
 	q->eng->resp.ack.len = 0;
 }
 
+/* A pass's context for @p (NULL: none) on @q: nothing known yet, an ACK
+ * to answer, a successful completion. */
+static void ctx_init(struct resp_ctx *c, struct nic *n, struct qpc *q, const struct wqe_pkt *p)
+{
+	mem_clear(c, sizeof(*c)); /* once per request packet: no rep stos */
+	c->n = n;
+	c->q = q;
+	c->r = &q->eng->resp;
+	c->p = p;
+	c->syndrome = WQE_AETH_ACK_UNLIMITED;
+	c->status = WQE_WC_SUCCESS;
+}
+
 /* The states resp_rx() takes an accepted WRITE ONLY through (RC: and
  * ACKNOWLEDGE; UC is done after EXECUTE). */
 #define WRITE_ONLY_PATH                                                                   \
@@ -836,18 +849,64 @@ bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only 
 	return true;
 }
 
+/* The states resp_rx() takes an accepted SEND ONLY through: WRITE ONLY's,
+ * then COMPLETE for its receive WQE (RC: then ACKNOWLEDGE; UC is done).
+ * A lost CQE adds ERROR. */
+#define SEND_ONLY_PATH (WRITE_ONLY_PATH | 1u << RS_COMPLETE)
+
+/*
+ * resp_rx()'s path for a SEND ONLY that passes every check, in one step:
+ * chk_psn() (in sequence; UC not dropping), chk_op_seq() (no message open,
+ * so no receive WQE held), chk_op_valid() (a QP still in RTR goes the
+ * general way, which raises COMM_EST), chk_resource() (a WQE posted that
+ * decodes), chk_length(), exec_send() (its SGEs take the payload: planned
+ * before anything changes), accepted(), complete(), acknowledge(), and
+ * for a lost CQE enter_error().
+ */
+bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s)
+{
+	struct eng_resp *r = &q->eng->resp;
+	struct resp_plan pl;
+	bool cqe_ok;
+
+	if (s->psn != r->epsn || r->open != RESP_OPEN_NONE || r->wqe.valid ||
+	    q->state == WQE_QPS_RTR || (q->type == WQE_QPT_UC && r->drop_msg) ||
+	    s->len > resp_mtu(q) || !resp_rq_plan_only(n, q, s->len, &pl))
+		return false;
+	r->stats.requests++;
+	if (q->type == WQE_QPT_RC)
+		r->sent_psn_nak = false;
+	resp_rq_place_only(&pl, s->payload, s->len);
+	r->stats.bytes_placed += s->len;
+	r->msn = (r->msn + 1) & RESP_PSN_MASK;
+	r->stats.messages++;
+	r->epsn = (s->psn + 1) & RESP_PSN_MASK;
+	r->ack_psn = r->epsn;
+	r->last_path = SEND_ONLY_PATH;
+	cqe_ok = resp_rq_complete_only(q, &pl, s->len, s->se);
+	if (q->type == WQE_QPT_RC) {
+		r->last_path |= 1u << RS_ACKNOWLEDGE;
+		if (s->ackreq)
+			resp_ack_later(n, q, s->psn);
+	}
+	if (__builtin_expect(!cqe_ok, 0)) {
+		/* complete(): class G, the QP goes to ERR (QP_FATAL). */
+		struct resp_ctx c;
+
+		ctx_init(&c, n, q, NULL);
+		c.wqe_cqe = RESP_CQE_LOST;
+		r->last_path |= 1u << RS_ERROR;
+		enter_error(&c);
+	}
+	return true;
+}
+
 void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)
 {
 	struct resp_ctx c;
 	enum resp_state s = RS_CHK_PSN;
 
-	mem_clear(&c, sizeof(c)); /* once per request packet: no rep stos */
-	c.n = n;
-	c.q = q;
-	c.r = &q->eng->resp;
-	c.p = p;
-	c.syndrome = WQE_AETH_ACK_UNLIMITED;
-	c.status = WQE_WC_SUCCESS;
+	ctx_init(&c, n, q, p);
 	if (wqe_wire_opcode_info(p->bth.opcode, &c.oi) || c.oi.is_response ||
 	    c.oi.kind == WQE_KIND_CNP)
 		return;

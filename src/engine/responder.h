@@ -191,6 +191,27 @@ struct resp_write_only {
 };
 bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w);
 
+/*
+ * A SEND ONLY (no immediate, no invalidate) for an RC or UC @q that passed
+ * the receive filters, as resp_rx() would take it on its commonest path
+ * (in sequence, no message open, no receive WQE held, the QP past RTR, UC
+ * not dropping a message, the payload within the MTU, a receive WQE posted
+ * that decodes and whose SGEs take the payload): the payload placed, the
+ * RECV completion written (solicited if @se), the WQE retired, the same
+ * state and counters as resp_rx() leaves, the ACK owed if @ackreq (RC).
+ * A CQ overrun is taken as resp_rx() takes it (the QP goes to ERR).
+ * Returns false, with nothing changed, for any other case: resp_rx() then
+ * takes the packet. The receive fast path's.
+ */
+struct resp_send_only {
+	uint32_t psn;
+	bool ackreq;
+	bool se;
+	const uint8_t *payload;
+	uint32_t len;
+};
+bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s);
+
 /* Sends the ACK every QP of @n still owes (coalesced acknowledgement): once
  * the frames that arrived together have been taken, before control returns
  * to the application. */

@@ -112,14 +112,17 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 #define V6_TRANSPORT (WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN)
 
 /*
- * The fast receive paths take the commonest frames in the form the NIC
- * itself sends them: untagged IPv4 with no options, not fragmented, or
- * untagged IPv6 with no extension header; no UDP checksum, nothing after
- * the IP packet, BTH version 0. They read the frame where wqe_pkt_parse()
- * and filter() would and leave the same counters and state as the general
- * path (tests/e2e/test_fastpath.c runs both and compares, over IPv4 and
- * over IPv6). A frame they do not take, with nothing changed, goes the
- * general path, which says why it is dropped, if it is.
+ * The fast receive paths take the commonest frames (RC/UC RDMA WRITE ONLY,
+ * RC/UC SEND ONLY with no immediate or invalidate, RC ACKNOWLEDGE) in the
+ * form the NIC itself sends them: untagged IPv4 with no options, not
+ * fragmented, or untagged IPv6 with no extension header; no UDP checksum,
+ * nothing after the IP packet, BTH version 0. They read the frame where
+ * wqe_pkt_parse() and filter() would and leave the same counters and
+ * state as the general path (tests/e2e/test_fastpath.c runs both and
+ * compares, over IPv4 and over IPv6; tests/resp/test_fastpath_edges.c
+ * compares them frame by frame at the edges). A frame they do not take,
+ * with nothing changed, goes the general path, which says why it is
+ * dropped, if it is.
  *
  * plain(): the frame (@len bytes, at least 14), whose EtherType says the
  * BTH is at @t (V4_TRANSPORT or V6_TRANSPORT), has that form up to the
@@ -219,6 +222,39 @@ static inline __attribute__((always_inline)) bool rx_write_only(struct nic *n,
 	return true;
 }
 
+/* An RC or UC SEND ONLY, BTH at @t, that passes the responder's checks
+ * on their commonest path (resp_send_only()). plain() left room for the
+ * ICRC. */
+static inline __attribute__((always_inline)) bool rx_send_only(struct nic *n, const uint8_t *frame,
+							       size_t len, size_t t)
+{
+	const uint8_t *bth = frame + t;
+	size_t hdrs = t + WQE_BTH_LEN;
+	struct resp_send_only s;
+	struct qpc *q;
+	uint32_t padcnt;
+
+	padcnt = (bth[1] >> 4) & 3u;
+	s.len = (uint32_t)(len - hdrs - WQE_ICRC_LEN);
+	if (padcnt > s.len || !sums_ok(frame, len, t))
+		return false;
+	s.len -= padcnt;
+	q = plain_qp(n, frame, t, bth[0] == WQE_WIRE_UC_SEND_ONLY ? WQE_QPT_UC : WQE_QPT_RC);
+	if (!q)
+		return false;
+	s.psn = get_be24(bth + 9);
+	s.ackreq = (bth[8] & 0x80u) != 0;
+	s.se = (bth[1] & 0x80u) != 0;
+	s.payload = frame + hdrs;
+	if (!resp_send_only(n, q, &s))
+		return false;
+	n->fast_rx++;
+	n->fast_rx_sends++;
+	n->rx_accepted++;
+	q->eng->rx_requests++;
+	return true;
+}
+
 /* An RC ACKNOWLEDGE (ACK, RNR NAK or NAK), BTH at @t, with no pad: the
  * completer takes it as it takes the parsed packet
  * (comp_rx_acknowledge()). */
@@ -248,7 +284,9 @@ static inline __attribute__((always_inline)) bool rx_acknowledge(struct nic *n,
 static inline __attribute__((always_inline)) bool rx_fast_at(struct nic *n, const uint8_t *frame,
 							     size_t len, size_t t)
 {
-	if (!plain(frame, len, t, WQE_AETH_LEN + WQE_ICRC_LEN))
+	/* The shortest frame taken: a SEND ONLY with no payload. Each path
+	 * checks the length of its own headers. */
+	if (!plain(frame, len, t, WQE_ICRC_LEN))
 		return false;
 	switch (frame[t]) {
 	case WQE_WIRE_RC_ACKNOWLEDGE:
@@ -256,6 +294,9 @@ static inline __attribute__((always_inline)) bool rx_fast_at(struct nic *n, cons
 	case WQE_WIRE_RC_RDMA_WRITE_ONLY:
 	case WQE_WIRE_UC_RDMA_WRITE_ONLY:
 		return rx_write_only(n, frame, len, t);
+	case WQE_WIRE_RC_SEND_ONLY:
+	case WQE_WIRE_UC_SEND_ONLY:
+		return rx_send_only(n, frame, len, t);
 	default:
 		return false;
 	}

@@ -3,9 +3,9 @@
  * The engine's fast paths against the general path they stand beside:
  * the requester's one-packet WRITE/SEND, one SGE or inline, straight from
  * the ring's bytes (requester.c send_simple()), the receive path's WRITE
- * ONLY straight
- * to its placement (rx.c rx_write_only()) and its ACKNOWLEDGE straight to
- * the completer (rx.c rx_acknowledge()). One seeded workload (every
+ * ONLY straight to its placement (rx.c rx_write_only()), its SEND ONLY
+ * straight to the receive WQE (rx_send_only()) and its ACKNOWLEDGE
+ * straight to the completer (rx_acknowledge()). One seeded workload (every
  * operation, one and several SGEs, inline, fences, READs, sizes from 1
  * byte to three MTUs, RC and UC, frames dropped, duplicated, reordered,
  * delayed and corrupted by a fault link, retransmissions on a clock the
@@ -49,7 +49,7 @@ struct run {
 	uint8_t a[BUF], b[BUF];
 	struct wqe_qp_stats qa, qb;
 	struct wqe_port_stats pa, pb;
-	uint64_t fast_tx, fast_tx_inline, fast_rx, fast_rx_acks;
+	uint64_t fast_tx, fast_tx_inline, fast_rx, fast_rx_acks, fast_rx_sends;
 	uint64_t state[NSTATE]; /* the engine's state of both QPs, round by round */
 	size_t nstate;
 	char cap_a[64], cap_b[64];
@@ -280,6 +280,7 @@ static void run_once(struct run *r, enum wqe_qp_type t, enum wqe_mtu mtu_e, bool
 	r->fast_tx_inline = p.a.ctx->nic->fast_tx_inline + p.b.ctx->nic->fast_tx_inline;
 	r->fast_rx = p.a.ctx->nic->fast_rx + p.b.ctx->nic->fast_rx;
 	r->fast_rx_acks = p.a.ctx->nic->fast_rx_acks + p.b.ctx->nic->fast_rx_acks;
+	r->fast_rx_sends = p.a.ctx->nic->fast_rx_sends + p.b.ctx->nic->fast_rx_sends;
 	CHECK_EQ(wqe_context_set_pcap(p.a.ctx, NULL), 0);
 	CHECK_EQ(wqe_context_set_pcap(p.b.ctx, NULL), 0);
 	CHECK_EQ(wqe_dereg_mr(am), 0);
@@ -374,6 +375,7 @@ static void twin(enum wqe_qp_type t, enum wqe_mtu mtu)
 	 * format that has the simple shape), the other never. */
 	CHECK(fast.fast_rx > 100);
 	CHECK(fast.fast_rx_acks > 100 || t == WQE_QPT_UC);
+	CHECK(fast.fast_rx_sends > 100);
 	if (test_format() == WQE_FORMAT_MLX5) {
 		CHECK(fast.fast_tx > 100);
 		CHECK(fast.fast_tx_inline > 10);

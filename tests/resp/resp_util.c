@@ -63,32 +63,46 @@ void rt_open(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
 
 void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu)
 {
-	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
+	rt_open_format(t, type, mtu, test_format(), true);
+}
+
+void rt_open_format(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu, enum wqe_format fmt,
+		    bool v6)
+{
 	struct wqe_context_attr ca;
-	struct wqe_qp *qp;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.format = test_format();
+	ca.format = fmt;
 	ca.mac[0] = 0x02;
 	ca.mac[5] = 0x01;
-	ca.num_gids = 1;
-	test_gid_v6(&ca.gid[0], RT_V6_OWN);
-	/* Opened to RESET-to-RTS again below, with the peer's IPv6 GID. */
-	rt_open_attr(t, &ca, type, mtu, 4, 16, RT_FIRST_PSN);
-	t->v6 = true;
-	{
-		struct wqe_qp_attr a = {.qp_state = WQE_QPS_RESET};
-
-		CHECK_EQ(wqe_modify_qp(t->qp, &a, WQE_QP_STATE), 0);
+	if (v6) {
+		ca.num_gids = 1;
+		test_gid_v6(&ca.gid[0], RT_V6_OWN);
 	}
-	qp = t->qp;
+	rt_open_attr(t, &ca, type, mtu, 4, 16, RT_FIRST_PSN);
+	if (!v6)
+		return;
+	/* Connected again, with the peer's IPv6 GID. */
+	t->v6 = true;
+	rt_reconnect(t, WQE_QPS_RTS);
+}
+
+void rt_reconnect(struct rt *t, enum wqe_qp_state last)
+{
+	static const enum wqe_qp_state steps[] = {WQE_QPS_INIT, WQE_QPS_RTR, WQE_QPS_RTS};
+	struct wqe_qp_attr r = {.qp_state = WQE_QPS_RESET};
+
+	CHECK_EQ(wqe_modify_qp(t->qp, &r, WQE_QP_STATE), 0);
 	for (size_t i = 0; i < 3; i++) {
 		struct wqe_qp_attr a;
 		int mask;
 
-		test_qp_attr_for(type, steps[i], &a, &mask, RT_PEER_QPN, mtu);
-		test_gid_v6(&a.ah_attr.grh.dgid, RT_V6_PEER);
-		CHECK_EQ(wqe_modify_qp(qp, &a, mask), 0);
+		test_qp_attr_for(t->type, steps[i], &a, &mask, RT_PEER_QPN, t->mtu);
+		if (t->v6)
+			test_gid_v6(&a.ah_attr.grh.dgid, RT_V6_PEER);
+		CHECK_EQ(wqe_modify_qp(t->qp, &a, mask), 0);
+		if (steps[i] == last)
+			break;
 	}
 }
 

@@ -49,6 +49,12 @@ void rt_open(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu);
 void rt_open_v6(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu);
 #define RT_V6_OWN 0x01u
 #define RT_V6_PEER 0x02u
+/* rt_open() (IPv4) or rt_open_v6() (@v6) with receive WQEs in @fmt. */
+void rt_open_format(struct rt *t, enum wqe_qp_type type, enum wqe_mtu mtu, enum wqe_format fmt,
+		    bool v6);
+/* The QP to RESET and back to @last (INIT, RTR or RTS), connected as
+ * rt_open() or rt_open_v6() connected it. */
+void rt_reconnect(struct rt *t, enum wqe_qp_state last);
 void rt_close(struct rt *t);
 
 /* The NIC-side state of the QP. */

@@ -1,29 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The receive fast paths (rx.c: an RDMA WRITE ONLY straight to its
- * placement, an ACKNOWLEDGE straight to the completer) against the general
- * path, on frames made to sit at the edges of what the fast paths take.
+ * placement, a SEND ONLY straight to its receive WQE, an ACKNOWLEDGE
+ * straight to the completer) against the general path, on frames made to
+ * sit at the edges of what the fast paths take.
  * From one good frame of each kind, every header field they look at is
  * changed in turn: Ethernet type and VLAN tag, IP version, options,
  * fragment bits, lengths, protocol and addresses, UDP port, length and
- * checksum, BTH opcode, version, pad count, QP, P_Key and PSN, AETH
+ * checksum, BTH opcode, version, SE, pad count, QP, P_Key and PSN, AETH
  * syndromes, RETH length, key and address, trailing bytes, truncation.
  * The IP checksum and the ICRC are then made right again, so that only
  * the change is judged (and, in their own cases, left wrong). All of it
  * over IPv4 and again over IPv6, where the IPv4 header's edits become
  * their IPv6 counterparts (payload length, next header, hop limit,
  * traffic class and flow label, an extension header) or do not apply
- * (fragments, the header checksum). Last, each good frame cut at every
- * length, in a heap block of just that size, must be taken by no path.
+ * (fragments, the header checksum), and with receive WQEs in either
+ * format (mlx5, rxe). Last, each good frame cut at every length, in a
+ * heap block of just that size, must be taken by no path.
+ *
+ * Then the responder's state at the edges, for the requests: the QP still
+ * in RTR (COMM_EST), a SEND or an RDMA WRITE open, UC dropping a message,
+ * an outstanding PSN NAK, a zero-length request, one over the MTU, a pad
+ * count larger than the payload; and for a SEND ONLY its receive WQE and
+ * CQ: none posted (RNR), a bad lkey (in the first SGE or the second of
+ * three), a buffer one byte too small or just large enough, a slot its
+ * format refuses (mlx5: a slot of 0xff bytes, a bad lkey), the payload
+ * split over three SGEs, the CQ full (the completion lost, the QP to
+ * ERR), SE set on a CQ armed for solicited completions.
  *
  * Each frame goes to two contexts in the same state, one with the fast
  * paths and one without (struct nic no_fast_path): the frames they send
  * back (after a progress pass, so retransmissions a NAK causes are among
- * them), their completions, the bytes in the target region, the QP's
- * state, the QP and port counters and the timer left armed must be
- * identical. The unchanged
- * frames must have taken the fast path, so the comparison is not between
- * two general paths.
+ * them), their completions (as polled and as the CQ holds them), the
+ * bytes in the target region, the QP's state, the QP and port counters,
+ * the responder's state (its counters, PSNs, MSN, open message, held
+ * receive WQE, the states it went through), the receive queue's and the
+ * CQ's counters and the timer left armed must be identical. The unchanged
+ * frames, and the changes the general path also takes as good, must have
+ * taken the fast path, so the comparison is not between two general
+ * paths.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +47,7 @@
 #include "common/bytes.h"
 #include "common/csum.h"
 #include "engine/nic.h"
+#include "engine/resp_int.h"
 #include "resp_util.h"
 #include "testutil.h"
 #include "wire/wire_int.h"
@@ -39,6 +55,9 @@
 #define REGION 8192u
 #define VA_OFF 64u
 #define WLEN 64u
+#define RECV_OFF 2048u /* a SEND's receive buffer in the region */
+#define RECV_CAP 2048u
+#define RECV_WRID 0x5e0du
 #define L3 WQE_ETH_LEN
 #define FRAME_ROOM 8192u
 
@@ -57,7 +76,32 @@ static uint64_t frozen_clock(void *arg)
 static uint8_t region[REGION];
 static uint8_t payload[4096];
 
-enum kind { K_WRITE_RC, K_WRITE_UC, K_ACK };
+enum kind { K_WRITE_RC, K_WRITE_UC, K_SEND_RC, K_SEND_UC, K_ACK, K_COUNT };
+
+static const char *const kind_name[K_COUNT] = {"RC WRITE ONLY", "UC WRITE ONLY", "RC SEND ONLY",
+					       "UC SEND ONLY", "ACKNOWLEDGE"};
+
+static bool is_write(enum kind k)
+{
+	return k == K_WRITE_RC || k == K_WRITE_UC;
+}
+
+static bool is_send(enum kind k)
+{
+	return k == K_SEND_RC || k == K_SEND_UC;
+}
+
+static enum wqe_qp_type kind_type(enum kind k)
+{
+	return k == K_WRITE_UC || k == K_SEND_UC ? WQE_QPT_UC : WQE_QPT_RC;
+}
+
+/* The opcode @rc (an RC request opcode) in @k's transport: UC's are
+ * RC's in the next range of 32 (IBTA 9.2 BTH). */
+static uint8_t opcode_of(enum kind k, uint8_t rc)
+{
+	return (uint8_t)(kind_type(k) == WQE_QPT_UC ? rc + 0x20 : rc);
+}
 
 enum edit {
 	E_NONE,
@@ -65,6 +109,7 @@ enum edit {
 	E_PAD1,
 	E_PAD3,
 	E_SE_MIG,
+	E_SE,
 	E_FECN_BECN,
 	E_UDP_CSUM,
 	E_IP_OPTS,
@@ -100,9 +145,25 @@ enum edit {
 	E_RETH_SHORTER,
 	E_RKEY,
 	E_VA_PAST_END,
+	/* WRITE ONLY and SEND ONLY */
 	E_ACKREQ_OFF,
 	E_OVER_MTU,
 	E_ZERO_LEN,
+	E_PAD_EMPTY,
+	E_QP_RTR,
+	E_SEND_OPEN,
+	E_WRITE_OPEN,
+	E_UC_DROPPING,  /* UC */
+	E_AFTER_PSN_NAK, /* RC */
+	/* SEND ONLY: its receive WQE and CQ */
+	E_RQ_EMPTY,
+	E_RQ_BAD_LKEY,
+	E_RQ_BAD_SGE2,
+	E_RQ_SMALL,
+	E_RQ_EXACT,
+	E_RQ_MALFORMED,
+	E_RQ_SGES,
+	E_CQ_FULL,
 	/* ACKNOWLEDGE */
 	E_RNR_NAK,
 	E_NAK_SEQ,
@@ -115,7 +176,7 @@ enum edit {
 };
 
 static const char *const edit_name[E_COUNT] = {
-	"unchanged", "BTH TVer 1", "pad count 1", "pad count 3", "SE and MigReq set",
+	"unchanged", "BTH TVer 1", "pad count 1", "pad count 3", "SE and MigReq set", "SE set",
 	"FECN and BECN set", "UDP checksum not zero (wrong)", "IP options (IHL 6)",
 	"IP more fragments", "IP fragment offset 8", "IP DF clear", "IP version 6 in an IPv4 header",
 	"IP length 4 short", "IP length 4 long", "4 bytes after the IP packet", "last 4 bytes cut",
@@ -126,8 +187,14 @@ static const char *const edit_name[E_COUNT] = {
 	"IP length 4 short, ICRC over the whole frame", "one byte more, no pad (lengths agree)",
 	"QP in ERR",
 	"RETH length + 1", "RETH length - 1", "rkey + 1", "RETH VA past the region",
-	"AckReq clear", "payload over the path MTU", "zero-length WRITE", "RNR NAK",
-	"NAK PSN sequence error", "NAK invalid request", "NAK remote access error",
+	"AckReq clear", "payload over the path MTU", "zero-length request",
+	"pad count 1, no payload", "QP in RTR", "a SEND FIRST open before it",
+	"an RDMA WRITE FIRST open before it",
+	"UC dropping a message (SEND MIDDLE with none open)", "after a NAK PSN sequence error",
+	"no receive WQE", "receive WQE with a bad lkey", "second of three SGEs with a bad lkey",
+	"receive buffer one byte short", "receive buffer just large enough",
+	"receive slot its format refuses (mlx5: all 0xff)", "payload over three SGEs", "CQ full",
+	"RNR NAK", "NAK PSN sequence error", "NAK invalid request", "NAK remote access error",
 	"NAK remote operational error", "NAK reserved code", "AETH reserved type",
 };
 
@@ -155,9 +222,46 @@ static bool edit_applies(enum kind k, enum edit e, bool v6)
 		return false; /* no such fields */
 	if (e >= E_RNR_NAK)
 		return k == K_ACK;
-	if (e >= E_RETH_LONGER)
+	if (e >= E_RQ_EMPTY)
+		return is_send(k);
+	if (e == E_UC_DROPPING)
+		return k != K_ACK && kind_type(k) == WQE_QPT_UC;
+	if (e == E_AFTER_PSN_NAK)
+		return k != K_ACK && kind_type(k) == WQE_QPT_RC;
+	if (e >= E_ACKREQ_OFF)
 		return k != K_ACK;
+	if (e >= E_RETH_LONGER)
+		return is_write(k);
 	return true;
+}
+
+/* The frames the fast path must take: the good ones, and the changes
+ * the general path takes as good too (a SEND's pad bytes are not its
+ * payload; an ACKNOWLEDGE of any syndrome). */
+static bool goes_fast(enum kind k, enum edit e)
+{
+	switch (e) {
+	case E_NONE:
+	case E_SE_MIG:
+	case E_SE:
+	case E_FECN_BECN:
+	case E_TTL_TOS:
+	case E_IP_DF_CLEAR:
+		return true;
+	case E_ACKREQ_OFF:
+	case E_ZERO_LEN:
+	case E_AFTER_PSN_NAK:
+		return k != K_ACK;
+	case E_PAD1:
+	case E_PAD3:
+		return is_send(k);
+	case E_RQ_EXACT:
+	case E_RQ_SGES:
+	case E_CQ_FULL:
+		return true;
+	default:
+		return e >= E_RNR_NAK;
+	}
 }
 
 /* The IPv4 header checksum of @n bytes (options included). */
@@ -217,17 +321,127 @@ struct twin {
 	struct rt t[2]; /* [0] fast paths on, [1] off */
 	struct wqe_mr *mr[2];
 	uint32_t sq_psn; /* of the WRITE the ACK cases acknowledge */
+	uint32_t psn;	 /* of the request: the responder's expected PSN */
 };
 
-static void twin_open(struct twin *w, enum kind k, bool v6)
+/* Feeds a request of @opcode at @psn with @len payload bytes, no AckReq. */
+static void feed_req(struct rt *t, uint8_t opcode, uint32_t psn, uint32_t len)
+{
+	struct wqe_pkt p;
+
+	rt_req(t, &p, opcode, psn);
+	rt_feed(t, &p, payload, len);
+}
+
+/* Fills @t's CQ with the completions of SEND ONLYs from @psn on; returns
+ * the PSN after them. */
+static uint32_t fill_cq(struct rt *t, enum kind k, struct wqe_mr *mr, uint32_t psn)
+{
+	const struct cqc *cq = &t->cq->cqc;
+
+	for (int i = 0; i < 4096 && cq->pi - atomic_load(&cq->ci) < cq->depth; i++) {
+		struct wqe_sge sg = {(uint64_t)(uintptr_t)region + RECV_OFF, WLEN, mr->lkey};
+
+		rt_post_recv(t, 1, &sg, 1);
+		feed_req(t, opcode_of(k, WQE_WIRE_RC_SEND_ONLY), psn++, 16);
+	}
+	CHECK_EQ(cq->pi - atomic_load(&cq->ci), cq->depth);
+	return psn;
+}
+
+/* Posts the receive WQE a SEND of @e finds (@fmt: its slot's format). */
+static void post_recv_for(struct rt *t, enum edit e, enum wqe_format fmt, uint32_t lkey)
+{
+	uint64_t base = (uint64_t)(uintptr_t)region + RECV_OFF;
+	struct wqe_sge sg[3] = {{base, RECV_CAP, lkey}};
+	int n = 1;
+
+	switch (e) {
+	case E_RQ_BAD_LKEY:
+		sg[0].lkey = lkey + 1;
+		break;
+	case E_RQ_SMALL:
+		sg[0].length = WLEN - 1;
+		break;
+	case E_RQ_EXACT:
+		sg[0].length = WLEN;
+		break;
+	case E_RQ_SGES:
+	case E_RQ_BAD_SGE2:
+		/* 7 + 20 + the rest, apart */
+		sg[0].length = 7;
+		sg[1] = (struct wqe_sge){base + 100, 20, e == E_RQ_BAD_SGE2 ? lkey + 1 : lkey};
+		sg[2] = (struct wqe_sge){base + 200, RECV_CAP - 200, lkey};
+		n = 3;
+		break;
+	default:
+		break;
+	}
+	rt_post_recv(t, RECV_WRID, sg, n);
+	if (e == E_RQ_MALFORMED) {
+		struct rq_ring *rq = &t->qp->rq;
+		uint8_t *slot = rq_ring_slot(rq, rq->pi - 1);
+		uint32_t huge = 0xffffffffu;
+
+		/* rxe: dma.num_sge (host order); mlx5 decodes anything, so
+		 * the slot's SGEs name lkey 0xffffffff */
+		if (fmt == WQE_FORMAT_RXE)
+			memcpy(slot + 28, &huge, 4);
+		else
+			memset(slot, 0xff, rq->stride);
+	}
+}
+
+/* Brings twin side @i to the responder state @e asks for, before the
+ * request at w->psn (which it sets). */
+static void prepare(struct twin *w, int i, enum kind k, enum edit e, enum wqe_format fmt)
+{
+	struct rt *t = &w->t[i];
+	uint32_t psn = RT_FIRST_PSN;
+	struct wqe_pkt p;
+
+	if (e == E_QP_RTR)
+		rt_reconnect(t, WQE_QPS_RTR);
+	if (e == E_CQ_FULL)
+		psn = fill_cq(t, k, w->mr[i], psn);
+	if ((is_send(k) || e == E_SEND_OPEN) && e != E_RQ_EMPTY)
+		post_recv_for(t, e, fmt, w->mr[i]->lkey);
+	switch (e) {
+	case E_SEND_OPEN:
+		feed_req(t, opcode_of(k, WQE_WIRE_RC_SEND_FIRST), psn++, 1024);
+		break;
+	case E_WRITE_OPEN:
+		rt_req(t, &p, opcode_of(k, WQE_WIRE_RC_RDMA_WRITE_FIRST), psn++);
+		p.reth.va = (uint64_t)(uintptr_t)region + VA_OFF;
+		p.reth.rkey = w->mr[i]->rkey;
+		p.reth.dma_len = 2048;
+		rt_feed(t, &p, payload, 1024);
+		CHECK_EQ(rt_resp(t)->open, RESP_OPEN_WRITE);
+		break;
+	case E_UC_DROPPING:
+		/* the request comes at the PSN expected still */
+		feed_req(t, WQE_WIRE_UC_SEND_MIDDLE, psn, 1024);
+		CHECK(rt_resp(t)->drop_msg);
+		break;
+	case E_AFTER_PSN_NAK:
+		feed_req(t, WQE_WIRE_RC_SEND_ONLY, psn + 1, 0);
+		CHECK(rt_resp(t)->sent_psn_nak);
+		break;
+	default:
+		break;
+	}
+	rt_clear(t);
+	/* Armed for a solicited completion: the SE cases fire it. */
+	CHECK_EQ(wqe_req_notify_cq(t->cq, 1), 0);
+	w->psn = psn;
+}
+
+static void twin_open(struct twin *w, enum kind k, enum edit e, bool v6, enum wqe_format fmt)
 {
 	for (int i = 0; i < 2; i++) {
 		struct rt *t = &w->t[i];
 
-		if (v6)
-			rt_open_v6(t, k == K_WRITE_UC ? WQE_QPT_UC : WQE_QPT_RC, WQE_MTU_1024);
-		else
-			rt_open(t, k == K_WRITE_UC ? WQE_QPT_UC : WQE_QPT_RC, WQE_MTU_1024);
+		rt_open_format(t, kind_type(k), WQE_MTU_1024, fmt, v6);
 		t->ctx->nic->no_fast_path = i == 1;
 		CHECK_EQ(wqe_context_set_clock(t->ctx, frozen_clock, NULL), 0);
 		w->mr[i] = rt_reg(t->pd, region, REGION,
@@ -235,9 +449,14 @@ static void twin_open(struct twin *w, enum kind k, bool v6)
 	}
 	/* Fresh contexts number alike: one frame fits both. */
 	CHECK_EQ(w->mr[0]->rkey, w->mr[1]->rkey);
+	CHECK_EQ(w->mr[0]->lkey, w->mr[1]->lkey);
 	CHECK_EQ(wqe_qp_num(w->t[0].qp), wqe_qp_num(w->t[1].qp));
-	if (k != K_ACK)
+	w->psn = RT_FIRST_PSN;
+	if (k != K_ACK) {
+		for (int i = 0; i < 2; i++)
+			prepare(w, i, k, e, fmt);
 		return;
+	}
 	/* A signaled WRITE in flight on both, for the ACK to complete. */
 	for (int i = 0; i < 2; i++) {
 		struct wqe_sge sg = {(uint64_t)(uintptr_t)region, WLEN, w->mr[i]->lkey};
@@ -276,17 +495,20 @@ static void twin_close(struct twin *w)
 static size_t base_frame(const struct twin *w, enum kind k, enum edit e, uint8_t *f)
 {
 	struct wqe_pkt p;
-	uint32_t plen = e == E_OVER_MTU ? 1024u + 4u : e == E_ZERO_LEN ? 0u : WLEN;
+	uint32_t plen = e == E_OVER_MTU			      ? 1024u + 4u
+			: e == E_ZERO_LEN || e == E_PAD_EMPTY ? 0u
+							      : WLEN;
 	size_t n = 0;
 
 	if (k == K_ACK) {
 		rt_req(&w->t[0], &p, WQE_WIRE_RC_ACKNOWLEDGE, w->sq_psn);
 		p.aeth.syndrome = WQE_AETH_ACK_UNLIMITED;
 		p.aeth.msn = 1;
+	} else if (is_send(k)) {
+		rt_req(&w->t[0], &p, opcode_of(k, WQE_WIRE_RC_SEND_ONLY), w->psn);
+		p.bth.ackreq = 1;
 	} else {
-		rt_req(&w->t[0], &p,
-		       k == K_WRITE_UC ? WQE_WIRE_UC_RDMA_WRITE_ONLY : WQE_WIRE_RC_RDMA_WRITE_ONLY,
-		       RT_FIRST_PSN);
+		rt_req(&w->t[0], &p, opcode_of(k, WQE_WIRE_RC_RDMA_WRITE_ONLY), w->psn);
 		p.bth.ackreq = 1;
 		p.reth.va = (uint64_t)(uintptr_t)region + VA_OFF;
 		p.reth.rkey = w->mr[0]->rkey;
@@ -347,7 +569,7 @@ static bool apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 		insert(f, len, *len - WQE_ICRC_LEN, (const uint8_t[]){0xa7}, 1);
 		apply6(e, f, len);
 		put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) + 1));
-		if (k != K_ACK)
+		if (is_write(k))
 			put_be32(ext + 12, get_be32(ext + 12) + 1);
 		return true;
 	}
@@ -355,10 +577,17 @@ static bool apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 		return true;
 	switch (e) {
 	case E_NONE: case E_OVER_MTU: case E_ZERO_LEN: break;
+	/* the responder's state: prepare() */
+	case E_QP_RTR: case E_SEND_OPEN: case E_WRITE_OPEN: case E_UC_DROPPING: break;
+	case E_AFTER_PSN_NAK: break;
+	case E_RQ_EMPTY: case E_RQ_BAD_LKEY: case E_RQ_BAD_SGE2: case E_RQ_SMALL: break;
+	case E_RQ_EXACT: case E_RQ_MALFORMED: case E_RQ_SGES: case E_CQ_FULL: break;
 	case E_TVER: bth[1] |= 1; break;
 	case E_PAD1: bth[1] |= 0x10; break;
 	case E_PAD3: bth[1] |= 0x30; break;
 	case E_SE_MIG: bth[1] |= 0xc0; break;
+	case E_SE: bth[1] |= 0x80; break;
+	case E_PAD_EMPTY: bth[1] |= 0x10; break;
 	case E_FECN_BECN: bth[4] |= 0xc0; break;
 	case E_UDP_CSUM: put_be16(udp + 6, 0x1234); break;
 	case E_IP_OPTS:
@@ -384,13 +613,14 @@ static bool apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 	case E_DEST_QP: put_be24(bth + 5, get_be24(bth + 5) + 1); break;
 	case E_PKEY: put_be16(bth + 2, 0x7fff); break;
 	case E_OPCODE_UC:
-		/* RC <-> UC WRITE ONLY; an ACK as UC's SEND ONLY (no such
-		 * thing as a UC ACK) */
+		/* RC <-> UC WRITE or SEND ONLY; an ACK as UC's SEND ONLY
+		 * (no such thing as a UC ACK) */
 		bth[0] = k == K_ACK ? WQE_WIRE_UC_SEND_ONLY : (uint8_t)(bth[0] ^ 0x20);
 		break;
 	case E_OPCODE_OTHER:
-		/* WRITE ONLY with immediate's headers differ; an ACK frame's
-		 * length with a READ response's opcode (ONLY, AETH + 0 bytes) */
+		/* WRITE ONLY with immediate's headers differ: WRITE LAST;
+		 * SEND ONLY two below is SEND LAST; an ACK frame's length
+		 * with a READ response's opcode (ONLY, AETH + 0 bytes) */
 		bth[0] = k == K_ACK ? WQE_WIRE_RC_RDMA_READ_RESPONSE_ONLY
 				    : (uint8_t)(bth[0] - WQE_WIRE_RC_RDMA_WRITE_ONLY +
 						WQE_WIRE_RC_RDMA_WRITE_LAST);
@@ -412,7 +642,7 @@ static bool apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 		insert(f, len, *len - WQE_ICRC_LEN, (const uint8_t[]){0xa7}, 1);
 		put_be16(ip + 2, (uint16_t)(get_be16(ip + 2) + 1));
 		put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) + 1));
-		if (k != K_ACK)
+		if (is_write(k))
 			put_be32(ext + 12, get_be32(ext + 12) + 1);
 		break;
 	case E_QP_ERR: break; /* one_case() moves the QPs */
@@ -433,23 +663,60 @@ static bool apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 	return true;
 }
 
+/* The responder's, the receive queue's and the CQ's state, by name. */
+static const char *const eng_name[] = {
+	"epsn", "ack_psn", "msn", "last_path", "ip_id", "open", "sent_psn_nak", "drop_msg",
+	"comm_est", "wqe.valid", "wqe.ctr", "wqe.sge_i", "wqe.sge_off", "wqe.placed", "wr.va",
+	"wr.rkey", "wr.len", "wr.resid", "ack_due", "ack_due_psn", "rx_requests", "rq.ci",
+	"rq.pi", "cq.pi", "cq.lost", "cq.overrun", "cq.arm",
+};
+#define ENG_N (sizeof(eng_name) / sizeof(*eng_name))
+enum { ENG_LAST_PATH = 3, ENG_COMM_EST = 8, ENG_CQ_LOST = 24, ENG_CQ_ARM = 26 };
+
+static void eng_state(struct rt *t, uint64_t *v)
+{
+	const struct eng_qp *e = t->qp->qpc.eng;
+	const struct eng_resp *r = &e->resp;
+	const struct cqc *cq = &t->cq->cqc;
+	const uint64_t s[] = {
+		r->epsn, r->ack_psn, r->msn, r->last_path, r->ip_id, r->open, r->sent_psn_nak,
+		r->drop_msg, r->comm_est, r->wqe.valid, r->wqe.ctr, r->wqe.sge_i, r->wqe.sge_off,
+		r->wqe.placed, r->wr.va, r->wr.rkey, r->wr.len, r->wr.resid, r->ack_due,
+		r->ack_due_psn, e->rx_requests, atomic_load(&t->qp->rq.ci), t->qp->rq.pi, cq->pi,
+		cq->lost, cq->overrun, cq->arm,
+	};
+
+	_Static_assert(sizeof(s) / sizeof(*s) == ENG_N, "a name per value");
+	memcpy(v, s, sizeof(s));
+}
+
 /* What one context made of the frame. */
 struct seen {
 	uint8_t mem[REGION];
 	uint8_t out[4][256];
 	size_t nout, outlen[4];
+	struct cqe cqe[4]; /* as the frame added them to the CQ */
+	uint32_t ncqe;
 	struct wqe_wc wc[4];
 	int nwc;
 	struct wqe_qp_stats qs;
 	struct wqe_port_stats ps;
+	struct resp_stats rs;
+	uint64_t eng[ENG_N];
 	int state;
 	int armed;
 	uint64_t deadline;
-	uint64_t fast_rx, fast_rx_acks;
+	/* what the fast paths took of the frame */
+	uint64_t fast_rx, fast_rx_acks, fast_rx_sends;
 };
 
 static void feed(struct rt *t, const uint8_t *f, size_t len, struct seen *s)
 {
+	struct nic *nic = t->ctx->nic;
+	const struct cqc *cq = &t->cq->cqc;
+	uint64_t fast_rx = nic->fast_rx, fast_acks = nic->fast_rx_acks;
+	uint64_t fast_sends = nic->fast_rx_sends;
+	uint32_t pi = cq->pi;
 	struct wqe_qp_attr a;
 	struct wqe_qp_init_attr ia;
 
@@ -468,28 +735,129 @@ static void feed(struct rt *t, const uint8_t *f, size_t len, struct seen *s)
 		s->outlen[i] = n;
 		memcpy(s->out[i], o, n < sizeof(s->out[i]) ? n : sizeof(s->out[i]));
 	}
+	for (uint32_t i = pi; i != cq->pi && s->ncqe < 4; i++)
+		s->cqe[s->ncqe++] = cq->ring[i & (cq->nslots - 1)];
+	s->rs = rt_resp(t)->stats;
+	eng_state(t, s->eng);
 	s->nwc = rt_poll(t, s->wc, 4);
 	CHECK_EQ(wqe_query_qp_stats(t->qp, &s->qs), 0);
 	CHECK_EQ(wqe_context_port_stats(t->ctx, &s->ps), 0);
 	CHECK_EQ(wqe_query_qp(t->qp, &a, 0, &ia), 0);
 	s->state = (int)a.qp_state;
 	s->armed = wqe_context_next_deadline(t->ctx, &s->deadline);
-	s->fast_rx = t->ctx->nic->fast_rx;
-	s->fast_rx_acks = t->ctx->nic->fast_rx_acks;
+	s->fast_rx = nic->fast_rx - fast_rx;
+	s->fast_rx_acks = nic->fast_rx_acks - fast_acks;
+	s->fast_rx_sends = nic->fast_rx_sends - fast_sends;
 }
 
-static void one_case(enum kind k, enum edit e, bool v6)
+/* The states the general path goes through for a SEND ONLY it completes:
+ * the checks, EXECUTE and COMPLETE (RC: then ACKNOWLEDGE). */
+static uint32_t send_only_path(enum kind k)
 {
-	static const char *const kind_name[] = {"RC WRITE ONLY", "UC WRITE ONLY", "ACKNOWLEDGE"};
+	uint32_t m = 0;
+
+	for (int s = RS_CHK_PSN; s <= RS_EXECUTE; s++)
+		m |= 1u << s;
+	m |= 1u << RS_COMPLETE;
+	if (kind_type(k) == WQE_QPT_RC)
+		m |= 1u << RS_ACKNOWLEDGE;
+	return m;
+}
+
+/* What the general path makes of the SEND ONLY cases, on the fast side
+ * (the twins are compared besides): each case is the one it is named. */
+static void check_send(enum kind k, enum edit e, enum wqe_format fmt, const struct seen *s)
+{
+	const uint8_t *m = s->mem + RECV_OFF;
+	struct wqe_pkt p;
+	int st = -1;
+
+	switch (e) {
+	case E_NONE:
+	case E_SE:
+	case E_RQ_EXACT:
+		CHECK_EQ(s->nwc, 1);
+		CHECK_EQ(s->wc[0].wr_id, RECV_WRID);
+		CHECK_EQ(s->wc[0].status, WQE_WC_SUCCESS);
+		CHECK_EQ(s->wc[0].opcode, WQE_WC_RECV);
+		CHECK_EQ(s->wc[0].byte_len, WLEN);
+		CHECK_EQ(s->ncqe, 1);
+		CHECK_EQ(s->cqe[0].solicited, e == E_SE);
+		/* a solicited completion fires the arm */
+		CHECK_EQ(s->eng[ENG_CQ_ARM], e == E_SE ? CQ_ARM_NONE : CQ_ARM_SOLICITED);
+		CHECK_EQ(m[0], 0xa7);
+		CHECK_EQ(m[WLEN - 1], 0xa7);
+		CHECK_EQ(m[WLEN], 0x5c);
+		CHECK_EQ(s->eng[ENG_LAST_PATH], send_only_path(k));
+		CHECK_EQ(s->nout, k == K_SEND_RC);
+		break;
+	case E_ZERO_LEN:
+		CHECK_EQ(s->nwc, 1);
+		CHECK_EQ(s->wc[0].status, WQE_WC_SUCCESS);
+		CHECK_EQ(s->wc[0].byte_len, 0);
+		CHECK_EQ(m[0], 0x5c);
+		break;
+	case E_PAD3:
+		CHECK_EQ(s->nwc, 1);
+		CHECK_EQ(s->wc[0].byte_len, WLEN - 3);
+		CHECK_EQ(m[WLEN - 3], 0x5c);
+		break;
+	case E_RQ_SGES:
+		CHECK_EQ(s->nwc, 1);
+		CHECK_EQ(s->wc[0].byte_len, WLEN);
+		CHECK(m[6] == 0xa7 && m[7] == 0x5c);
+		CHECK(m[100] == 0xa7 && m[119] == 0xa7 && m[120] == 0x5c);
+		CHECK(m[200] == 0xa7 && m[200 + WLEN - 28] == 0xa7 && m[200 + WLEN - 27] == 0x5c);
+		break;
+	case E_RQ_EMPTY:
+		CHECK_EQ(s->nwc, 0);
+		CHECK_EQ(s->nout, k == K_SEND_RC);
+		if (k == K_SEND_RC) {
+			CHECK_EQ(wqe_pkt_parse(s->out[0], s->outlen[0], &p), 0);
+			CHECK_EQ(p.aeth.syndrome & 0xe0u, WQE_AETH_RNR_NAK);
+		}
+		break;
+	case E_RQ_BAD_LKEY:
+	case E_RQ_BAD_SGE2:
+		st = WQE_WC_LOC_PROT_ERR;
+		break;
+	case E_RQ_SMALL:
+		st = WQE_WC_LOC_LEN_ERR;
+		break;
+	case E_RQ_MALFORMED:
+		st = fmt == WQE_FORMAT_RXE ? WQE_WC_LOC_QP_OP_ERR : WQE_WC_LOC_PROT_ERR;
+		break;
+	case E_CQ_FULL:
+		CHECK_EQ(s->ncqe, 0);
+		CHECK_EQ(s->eng[ENG_CQ_LOST] >= 1, 1);
+		CHECK_EQ(s->state, WQE_QPS_ERR);
+		break;
+	case E_QP_RTR:
+		CHECK_EQ(s->eng[ENG_COMM_EST], 1);
+		break;
+	default:
+		break;
+	}
+	if (st >= 0) {
+		/* the WQE in error, not a byte placed */
+		CHECK(s->nwc >= 1);
+		CHECK_EQ(s->wc[0].status, st);
+		CHECK_EQ(rt_canary_bad(s->mem, REGION, 0, 0, 0x5c), 0);
+	}
+}
+
+static void one_case(enum kind k, enum edit e, bool v6, enum wqe_format fmt)
+{
 	static uint8_t f[FRAME_ROOM];
 	static struct seen s[2];
 	struct twin w;
 	size_t len;
-	char what[96];
+	char what[160];
 
-	snprintf(what, sizeof(what), "%s, %s", v6 ? "IPv6" : "IPv4", edit_label(e, v6));
+	snprintf(what, sizeof(what), "%s, %s, %s", v6 ? "IPv6" : "IPv4", wqe_format_str(fmt),
+		 edit_label(e, v6));
 	memset(payload, 0xa7, sizeof(payload));
-	twin_open(&w, k, v6);
+	twin_open(&w, k, e, v6, fmt);
 	len = base_frame(&w, k, e, f);
 	if (e == E_QP_ERR)
 		for (int i = 0; i < 2; i++) {
@@ -514,24 +882,29 @@ static void one_case(enum kind k, enum edit e, bool v6)
 	SAME(nout);
 	SAME(outlen);
 	SAME(out);
+	SAME(ncqe);
+	SAME(cqe);
 	SAME(nwc);
 	SAME(wc);
 	SAME(qs);
 	SAME(ps);
+	SAME(rs);
 	SAME(state);
 	SAME(armed);
 	SAME(deadline);
 #undef SAME
+	for (size_t i = 0; i < ENG_N; i++)
+		if (s[0].eng[i] != s[1].eng[i])
+			test_fail(__FILE__, __LINE__, "%s, %s: %s differs: 0x%llx fast, 0x%llx not",
+				  kind_name[k], what, eng_name[i], (unsigned long long)s[0].eng[i],
+				  (unsigned long long)s[1].eng[i]);
 	CHECK_EQ(s[1].fast_rx, 0);
-	/* The good frames, and the changes the fast path passes over as the
-	 * general path does, took it. */
-	if (e == E_NONE || e == E_SE_MIG || e == E_FECN_BECN || e == E_TTL_TOS ||
-	    e == E_IP_DF_CLEAR || (k != K_ACK && e == E_ACKREQ_OFF) ||
-	    (k == K_ACK && e >= E_RNR_NAK)) {
+	if (goes_fast(k, e)) {
 		if (s[0].fast_rx != 1)
 			test_fail(__FILE__, __LINE__, "%s, %s: not taken by the fast path",
 				  kind_name[k], what);
 		CHECK_EQ(s[0].fast_rx_acks, k == K_ACK);
+		CHECK_EQ(s[0].fast_rx_sends, is_send(k));
 	}
 	/* The good frames did what they should. */
 	if (e == E_NONE && k == K_ACK) {
@@ -539,8 +912,10 @@ static void one_case(enum kind k, enum edit e, bool v6)
 		CHECK_EQ(s[0].wc[0].wr_id, 0xacc);
 		CHECK_EQ(s[0].wc[0].status, WQE_WC_SUCCESS);
 	}
-	if (e == E_NONE && k != K_ACK)
+	if (e == E_NONE && is_write(k))
 		CHECK_EQ(s[0].mem[VA_OFF], 0xa7);
+	if (is_send(k))
+		check_send(k, e, fmt, &s[0]);
 	/* An RNR NAK (timer code 3: 30 us) holds the WRITE back until its
 	 * wait is over, on the frozen clock. */
 	if (e == E_RNR_NAK && k == K_ACK) {
@@ -562,7 +937,7 @@ static void truncations(enum kind k, bool v6)
 	struct twin w;
 	size_t len;
 
-	twin_open(&w, k, v6);
+	twin_open(&w, k, E_NONE, v6, WQE_FORMAT_MLX5);
 	len = base_frame(&w, k, E_NONE, f);
 	for (size_t cut = 0; cut < len; cut++) {
 		uint8_t *b = malloc(cut ? cut : 1);
@@ -583,13 +958,16 @@ static void truncations(enum kind k, bool v6)
 
 int main(void)
 {
+	static const enum wqe_format fmts[] = {WQE_FORMAT_MLX5, WQE_FORMAT_RXE};
+
+	for (size_t fi = 0; fi < 2; fi++)
+		for (int v6 = 0; v6 < 2; v6++)
+			for (int k = 0; k < K_COUNT; k++)
+				for (int e = 0; e < E_COUNT; e++)
+					if (edit_applies((enum kind)k, (enum edit)e, v6))
+						one_case((enum kind)k, (enum edit)e, v6, fmts[fi]);
 	for (int v6 = 0; v6 < 2; v6++)
-		for (int k = K_WRITE_RC; k <= K_ACK; k++)
-			for (int e = 0; e < E_COUNT; e++)
-				if (edit_applies((enum kind)k, (enum edit)e, v6))
-					one_case((enum kind)k, (enum edit)e, v6);
-	for (int v6 = 0; v6 < 2; v6++)
-		for (int k = K_WRITE_RC; k <= K_ACK; k++)
+		for (int k = 0; k < K_COUNT; k++)
 			truncations((enum kind)k, v6);
 	return test_finish();
 }
