@@ -808,6 +808,37 @@ static void ctx_init(struct resp_ctx *c, struct nic *n, struct qpc *q, const str
 	 1u << RS_CHK_RESOURCE | 1u << RS_CHK_LENGTH | 1u << RS_CHK_RKEY | 1u << RS_EXECUTE)
 
 /*
+ * What accepted() and the checks before it leave for a one-packet message
+ * of @len bytes at @psn taken by a fast path, once its bytes are placed:
+ * the request and message counted, the next PSN expected, @path the
+ * states resp_rx() would have gone through up to here.
+ */
+static void only_accepted(const struct qpc *q, struct eng_resp *r, uint32_t psn, uint32_t len,
+			  uint32_t path)
+{
+	r->stats.requests++;
+	if (q->type == WQE_QPT_RC)
+		r->sent_psn_nak = false;
+	r->stats.bytes_placed += len;
+	r->msn = (r->msn + 1) & RESP_PSN_MASK;
+	r->stats.messages++;
+	r->epsn = (psn + 1) & RESP_PSN_MASK;
+	r->ack_psn = r->epsn;
+	r->last_path = path;
+}
+
+/* acknowledge() for such a message: RC owes an ACK if it asked for one. */
+static void only_acknowledge(struct nic *n, struct qpc *q, struct eng_resp *r, uint32_t psn,
+			     bool ackreq)
+{
+	if (q->type != WQE_QPT_RC)
+		return;
+	r->last_path |= 1u << RS_ACKNOWLEDGE;
+	if (ackreq)
+		resp_ack_later(n, q, psn);
+}
+
+/*
  * resp_rx()'s path for a WRITE ONLY that passes every check, in one step:
  * chk_psn() (in sequence; UC not dropping), chk_op_seq() (no message
  * open), chk_op_valid() (REMOTE_WRITE; a QP still in RTR goes the general
@@ -826,26 +857,14 @@ bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only 
 	    (w->len && keys_check(&n->keys, w->rkey, true, q->pd, w->va, w->len,
 				  WQE_ACCESS_REMOTE_WRITE, &host) != KEY_OK))
 		return false;
-	r->stats.requests++;
-	if (q->type == WQE_QPT_RC)
-		r->sent_psn_nak = false;
 	if (w->len)
 		mem_copy(host, w->payload, w->len);
 	r->wr.va = w->va + w->len;
 	r->wr.rkey = w->rkey;
 	r->wr.len = w->dma_len;
 	r->wr.resid = 0;
-	r->stats.bytes_placed += w->len;
-	r->msn = (r->msn + 1) & RESP_PSN_MASK;
-	r->stats.messages++;
-	r->epsn = (w->psn + 1) & RESP_PSN_MASK;
-	r->ack_psn = r->epsn;
-	r->last_path = WRITE_ONLY_PATH;
-	if (q->type == WQE_QPT_RC) {
-		r->last_path |= 1u << RS_ACKNOWLEDGE;
-		if (w->ackreq)
-			resp_ack_later(n, q, w->psn);
-	}
+	only_accepted(q, r, w->psn, w->len, WRITE_ONLY_PATH);
+	only_acknowledge(n, q, r, w->psn, w->ackreq);
 	return true;
 }
 
@@ -873,22 +892,10 @@ bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s
 	    q->state == WQE_QPS_RTR || (q->type == WQE_QPT_UC && r->drop_msg) ||
 	    s->len > resp_mtu(q) || !resp_rq_plan_only(n, q, s->len, &pl))
 		return false;
-	r->stats.requests++;
-	if (q->type == WQE_QPT_RC)
-		r->sent_psn_nak = false;
 	resp_rq_place_only(&pl, s->payload, s->len);
-	r->stats.bytes_placed += s->len;
-	r->msn = (r->msn + 1) & RESP_PSN_MASK;
-	r->stats.messages++;
-	r->epsn = (s->psn + 1) & RESP_PSN_MASK;
-	r->ack_psn = r->epsn;
-	r->last_path = SEND_ONLY_PATH;
+	only_accepted(q, r, s->psn, s->len, SEND_ONLY_PATH);
 	cqe_ok = resp_rq_complete_only(q, &pl, s->len, s->se);
-	if (q->type == WQE_QPT_RC) {
-		r->last_path |= 1u << RS_ACKNOWLEDGE;
-		if (s->ackreq)
-			resp_ack_later(n, q, s->psn);
-	}
+	only_acknowledge(n, q, r, s->psn, s->ackreq);
 	if (__builtin_expect(!cqe_ok, 0)) {
 		/* complete(): class G, the QP goes to ERR (QP_FATAL). */
 		struct resp_ctx c;
