@@ -408,7 +408,7 @@ static void decode_raw(const uint8_t *p, size_t len)
 			if (len >= 64 && wqe_decode_simple(fmts[f], types[t], 0x123, p, &s) &&
 			    (de != WQE_DEC_OK || d.op != s.op || d.nblocks != 1 ||
 			     d.total_len != s.length || d.remote_addr != s.remote_addr ||
-			     d.rkey != s.rkey || d.imm || d.fence != s.fence ||
+			     d.rkey != s.rkey || d.imm != s.imm || d.fence != s.fence ||
 			     d.signaled != s.signaled || d.solicited != s.solicited ||
 			     (s.inline_data
 				  ? !d.is_inline || d.num_sge || d.inline_data != s.inline_data ||

@@ -177,14 +177,17 @@ WQE_API enum wqe_decode_err wqe_decode(enum wqe_format fmt, const struct wqe_dec
 				       const uint8_t *wqe, size_t len, struct wqe_desc *out);
 
 /*
- * The commonest send WQE in a small fixed form: an RDMA WRITE or a SEND
- * with no immediate and either one data segment or its payload inline, on
- * an RC or UC QP, the whole WQE in one 64-byte block (mlx5: an inline SEND
- * of up to 44 bytes, an inline WRITE of up to 28). A NIC's fast path takes
- * this shape without the general decode (the engine's requester does).
+ * The commonest send WQE in a small fixed form: an RDMA WRITE or a SEND,
+ * with or without an immediate, and either one data segment or its payload
+ * inline, on an RC or UC QP, the whole WQE in one 64-byte block (mlx5: an
+ * inline SEND of up to 44 bytes, an inline WRITE of up to 28). A NIC's
+ * fast path takes this shape without the general decode (the engine's
+ * requester does).
  */
 struct wqe_desc_simple {
-	enum wqe_op op;        /* WQE_OP_RDMA_WRITE or WQE_OP_SEND */
+	/* WQE_OP_RDMA_WRITE, WQE_OP_RDMA_WRITE_WITH_IMM, WQE_OP_SEND or
+	 * WQE_OP_SEND_WITH_IMM */
+	enum wqe_op op;
 	uint8_t fence;         /* as struct wqe_desc */
 	uint8_t signaled;      /* the WQE's own request (not sq_sig_all) */
 	uint8_t solicited;
@@ -193,6 +196,7 @@ struct wqe_desc_simple {
 	uint64_t addr;	       /* the SGE's; 0 when inline */
 	uint64_t remote_addr;  /* WRITE; 0 for a SEND */
 	uint32_t rkey;         /* WRITE; 0 for a SEND */
+	uint32_t imm;          /* *_WITH_IMM: as struct wqe_desc's @imm; else 0 */
 	/* The inline payload, @length bytes inside the block passed to
 	 * wqe_decode_simple(); NULL when the WQE has a data segment. */
 	const uint8_t *inline_data;
@@ -209,7 +213,7 @@ struct wqe_desc_simple {
  * Returns 1 when the block is such a WQE of QP @qpn: wqe_decode() would
  * then decode it with WQE_DEC_OK, in one block, into the same fields
  * (num_sge 1 and no inline data, or num_sge 0 and the same inline bytes;
- * imm 0, qpn @qpn). Returns 0 for anything
+ * the same imm, qpn @qpn). Returns 0 for anything
  * else, well-formed or not (wqe_decode() says what it is), and always for
  * a format without such a shape (rxe: its slots are larger than a block)
  * or a NULL pointer. Thread-safe.

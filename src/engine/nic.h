@@ -271,9 +271,11 @@ struct nic {
 	bool no_fast_path;
 	uint64_t fast_tx;          /* request packets the requester's fast path sent */
 	uint64_t fast_tx_inline;   /* of them, inline WQEs */
+	uint64_t fast_tx_imm;      /* of them, WRITE/SEND with immediate */
 	uint64_t fast_rx;          /* frames the receive fast paths took */
 	uint64_t fast_rx_acks;     /* of them, ACKNOWLEDGE frames */
-	uint64_t fast_rx_sends;	   /* of them, SEND ONLY frames */
+	uint64_t fast_rx_sends;    /* of them, SEND ONLY frames (with or without immediate) */
+	uint64_t fast_rx_imm;      /* of them, WRITE/SEND ONLY with immediate */
 	nic_event_fn event;        /* asynchronous events; NULL: none kept */
 	void *event_arg;
 	/* what the frames sent now belong to, for TX events */

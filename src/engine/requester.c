@@ -464,10 +464,13 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
  */
 static int send_simple(struct nic *n, struct qpc *q)
 {
-	/* ONLY packets by transport (RC, UC) and operation (SEND, WRITE). */
-	static const uint8_t only[2][2] = {
-		{WQE_WIRE_RC_SEND_ONLY, WQE_WIRE_RC_RDMA_WRITE_ONLY},
-		{WQE_WIRE_UC_SEND_ONLY, WQE_WIRE_UC_RDMA_WRITE_ONLY}};
+	/* ONLY packets by transport (RC, UC), operation (SEND, WRITE) and
+	 * immediate (without, with). */
+	static const uint8_t only[2][2][2] = {
+	    {{WQE_WIRE_RC_SEND_ONLY, WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE},
+	     {WQE_WIRE_RC_RDMA_WRITE_ONLY, WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE}},
+	    {{WQE_WIRE_UC_SEND_ONLY, WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE},
+	     {WQE_WIRE_UC_RDMA_WRITE_ONLY, WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE}}};
 	struct eng_req *r = &q->eng->req;
 	const struct wqe_pktz_tmpl *t = &n->req_tmpl;
 	uint32_t padcnt, hlen, start = r->fetch;
@@ -475,7 +478,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 	const uint8_t *src;
 	uint8_t *host, *buf, *b;
 	size_t frame_len;
-	bool write, signaled;
+	bool write, imm, signaled;
 
 	if (!wqe_decode_simple(q->format, q->type, q->qpn, sq_ring_block(q->sq, start), &s) ||
 	    (s.fence && r->rd_atomic) || s.length > mtu_bytes(q->path_mtu))
@@ -490,8 +493,9 @@ static int send_simple(struct nic *n, struct qpc *q)
 	if (!pktz_tmpl_fits(t, q->av.tclass, q->av.hop_limit, q->av.flow_label, q->av.dmac,
 			    n->port.mac, nic_port_gid(n, q->av.sgid_index), &q->av.dgid))
 		return 0;
-	write = s.op == WQE_OP_RDMA_WRITE;
-	hlen = WQE_BTH_LEN + (write ? WQE_RETH_LEN : 0);
+	write = s.op == WQE_OP_RDMA_WRITE || s.op == WQE_OP_RDMA_WRITE_WITH_IMM;
+	imm = s.op == WQE_OP_RDMA_WRITE_WITH_IMM || s.op == WQE_OP_SEND_WITH_IMM;
+	hlen = WQE_BTH_LEN + (write ? WQE_RETH_LEN : 0u) + (imm ? WQE_IMMDT_LEN : 0u);
 	padcnt = (0u - s.length) & 3u;
 	buf = nic_tx_buf(n);
 	frame_len = pktz_tmpl_begin(t, buf, NIC_FRAME_MAX, hlen + s.length + padcnt + WQE_ICRC_LEN,
@@ -500,10 +504,10 @@ static int send_simple(struct nic *n, struct qpc *q)
 		return 0;
 	b = buf + t->len;
 	{
-		/* SE on a solicited SEND, AckReq on every RC packet that ends a
-		 * message (packetize.c bth_of()). */
-		struct wqe_bth bth = {.opcode = only[q->type == WQE_QPT_UC][write],
-				      .se = !write && s.solicited,
+		/* SE on a solicited SEND or WRITE with immediate, AckReq on
+		 * every RC packet that ends a message (packetize.c bth_of()). */
+		struct wqe_bth bth = {.opcode = only[q->type == WQE_QPT_UC][write][imm],
+				      .se = (!write || imm) && s.solicited,
 				      .padcnt = (uint8_t)padcnt,
 				      .pkey = nic_qp_pkey(n, q),
 				      .destqp = q->dest_qpn & 0xffffffu,
@@ -517,6 +521,11 @@ static int send_simple(struct nic *n, struct qpc *q)
 
 		b += wqe_reth_encode(&reth, b, WQE_RETH_LEN);
 	}
+	if (imm) {
+		struct wqe_immdt immdt = {.imm = s.imm};
+
+		b += wqe_immdt_encode(&immdt, b, WQE_IMMDT_LEN);
+	}
 	mem_copy(b, src, s.length);
 	pktz_tmpl_seal(t, buf, frame_len, padcnt);
 	n->tx_qpn = q->qpn;
@@ -525,6 +534,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 	n->tx_qpn = 0;
 	n->tx_counter = 0;
 	n->fast_tx++;
+	n->fast_tx_imm += imm;
 	r->ip_id++;
 	r->stalled = false;
 	r->msg.wqes_fetched++;

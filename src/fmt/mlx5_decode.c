@@ -271,26 +271,35 @@ simple_data(const uint8_t *wqe, uint32_t off, struct wqe_desc_simple *out)
 int mlx5_decode_simple(enum wqe_qp_type t, uint32_t qpn, const uint8_t *wqe,
 		       struct wqe_desc_simple *out)
 {
-	uint8_t fm_ce_se = wqe[11];
+	uint8_t fm_ce_se = wqe[11], opc = wqe[3];
+	uint32_t imm = get_be32(wqe + 12);
 
 	if ((t != WQE_QPT_RC && t != WQE_QPT_UC) || wqe[0] || wqe[9] || wqe[10] ||
-	    (fm_ce_se & ~MLX5_FM_CE_SE_KNOWN) || get_be32(wqe + 12) || get_be24(wqe + 4) != qpn)
+	    (fm_ce_se & ~MLX5_FM_CE_SE_KNOWN) || get_be24(wqe + 4) != qpn)
 		return 0;
-	if (wqe[3] == MLX5_OPC_RDMA_WRITE) {
-		if (get_be32(wqe + 28) || !simple_data(wqe, MLX5_CTRL_BYTES + MLX5_RADDR_BYTES, out))
+	switch (opc) {
+	case MLX5_OPC_RDMA_WRITE:
+	case MLX5_OPC_RDMA_WRITE_IMM:
+		if ((imm && opc == MLX5_OPC_RDMA_WRITE) || get_be32(wqe + 28) ||
+		    !simple_data(wqe, MLX5_CTRL_BYTES + MLX5_RADDR_BYTES, out))
 			return 0;
-		out->op = WQE_OP_RDMA_WRITE;
+		out->op =
+		    opc == MLX5_OPC_RDMA_WRITE ? WQE_OP_RDMA_WRITE : WQE_OP_RDMA_WRITE_WITH_IMM;
 		out->remote_addr = get_be64(wqe + 16);
 		out->rkey = get_be32(wqe + 24);
-	} else if (wqe[3] == MLX5_OPC_SEND) {
-		if (!simple_data(wqe, MLX5_CTRL_BYTES, out))
+		break;
+	case MLX5_OPC_SEND:
+	case MLX5_OPC_SEND_IMM:
+		if ((imm && opc == MLX5_OPC_SEND) || !simple_data(wqe, MLX5_CTRL_BYTES, out))
 			return 0;
-		out->op = WQE_OP_SEND;
+		out->op = opc == MLX5_OPC_SEND ? WQE_OP_SEND : WQE_OP_SEND_WITH_IMM;
 		out->remote_addr = 0;
 		out->rkey = 0;
-	} else {
+		break;
+	default:
 		return 0;
 	}
+	out->imm = imm;
 	out->fence = (fm_ce_se & MLX5_CTRL_FENCE) != 0;
 	out->signaled = (fm_ce_se & MLX5_CTRL_CQ_UPDATE) != 0;
 	out->solicited = (fm_ce_se & MLX5_CTRL_SOLICITED) != 0;

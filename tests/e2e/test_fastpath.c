@@ -16,6 +16,7 @@
  * completion, the bytes in memory, the QP and port counters. The fast
  * run must have taken the fast paths (the NIC counts what they took).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,8 @@ struct run {
 	uint8_t a[BUF], b[BUF];
 	struct wqe_qp_stats qa, qb;
 	struct wqe_port_stats pa, pb;
-	uint64_t fast_tx, fast_tx_inline, fast_rx, fast_rx_acks, fast_rx_sends;
+	uint64_t fast_tx, fast_tx_inline, fast_tx_imm, fast_rx, fast_rx_acks, fast_rx_sends;
+	uint64_t fast_rx_imm;
 	uint64_t state[NSTATE]; /* the engine's state of both QPs, round by round */
 	size_t nstate;
 	char cap_a[64], cap_b[64];
@@ -79,7 +81,10 @@ static uint64_t qp_state(uint64_t h, const struct wqe_qp *qp)
 	const uint64_t resp[] = {
 		r->epsn, r->ack_psn, r->msn, r->last_path, r->ip_id, r->open, r->sent_psn_nak,
 		r->drop_msg, r->comm_est, r->wr.va, r->wr.rkey, r->wr.len, r->wr.resid,
-		r->ack_due, r->ack_due_psn, e->rx_requests};
+		r->ack_due, r->ack_due_psn, e->rx_requests,
+		/* the receive WQE held for a message, and the receive queue */
+		r->wqe.valid, r->wqe.ctr, r->wqe.sge_i, r->wqe.sge_off, r->wqe.placed,
+		qp->qpc.rq ? atomic_load(&qp->qpc.rq->ci) : 0};
 
 	h = mix_all(h, req, sizeof(req) / sizeof(*req));
 	for (uint32_t i = q->fl_tail; i != q->fl_head; i++) {
@@ -160,8 +165,11 @@ static bool post_one(struct test_rng *g, struct pair *p, struct wqe_mr *am, stru
 	} else if (kind < 10) {
 		wr.opcode = WQE_WR_SEND;
 	} else if (kind == 10) {
-		wr.opcode = WQE_WR_RDMA_WRITE_WITH_IMM;
+		/* with an immediate: a WRITE or a SEND, solicited or not */
+		wr.opcode = len & 1 ? WQE_WR_SEND_WITH_IMM : WQE_WR_RDMA_WRITE_WITH_IMM;
 		wr.imm_data = (uint32_t)test_rng_next(g);
+		if (len & 2)
+			wr.send_flags |= WQE_SEND_SOLICITED;
 	} else if (kind == 11 && len > 1) {
 		sge[1] = sge[0];
 		sge[0].length = len / 2;
@@ -174,6 +182,11 @@ static bool post_one(struct test_rng *g, struct pair *p, struct wqe_mr *am, stru
 		wr.send_flags |= WQE_SEND_INLINE;
 		if (len & 64)
 			wr.opcode = WQE_WR_SEND;
+		if (len & 128) {
+			wr.opcode = wr.opcode == WQE_WR_SEND ? WQE_WR_SEND_WITH_IMM
+							     : WQE_WR_RDMA_WRITE_WITH_IMM;
+			wr.imm_data = (uint32_t)test_rng_next(g);
+		}
 	} else if (kind == 13 && p->type == WQE_QPT_RC) {
 		wr.opcode = WQE_WR_RDMA_READ;
 		sge[0].addr = (uint64_t)(uintptr_t)abuf + BUF / 2 + roff % (BUF / 4);
@@ -278,6 +291,8 @@ static void run_once(struct run *r, enum wqe_qp_type t, enum wqe_mtu mtu_e, bool
 	CHECK_EQ(wqe_context_port_stats(p.b.ctx, &r->pb), 0);
 	r->fast_tx = p.a.ctx->nic->fast_tx + p.b.ctx->nic->fast_tx;
 	r->fast_tx_inline = p.a.ctx->nic->fast_tx_inline + p.b.ctx->nic->fast_tx_inline;
+	r->fast_tx_imm = p.a.ctx->nic->fast_tx_imm + p.b.ctx->nic->fast_tx_imm;
+	r->fast_rx_imm = p.a.ctx->nic->fast_rx_imm + p.b.ctx->nic->fast_rx_imm;
 	r->fast_rx = p.a.ctx->nic->fast_rx + p.b.ctx->nic->fast_rx;
 	r->fast_rx_acks = p.a.ctx->nic->fast_rx_acks + p.b.ctx->nic->fast_rx_acks;
 	r->fast_rx_sends = p.a.ctx->nic->fast_rx_sends + p.b.ctx->nic->fast_rx_sends;
@@ -379,6 +394,7 @@ static void twin(enum wqe_qp_type t, enum wqe_mtu mtu)
 	if (test_format() == WQE_FORMAT_MLX5) {
 		CHECK(fast.fast_tx > 100);
 		CHECK(fast.fast_tx_inline > 10);
+		CHECK(fast.fast_tx_imm > 10);
 	}
 	CHECK_EQ(slow.fast_tx + slow.fast_rx, 0);
 	CHECK(fast.nwc > STEPS / 4);

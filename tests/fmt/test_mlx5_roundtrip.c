@@ -17,8 +17,9 @@
 #define ROUNDS_PER_CASE 8
 
 static uint8_t ring[GEN_MAX_RING_BLOCKS * 64];
-/* Generated WQEs the simple decoder took: [0] with a data segment, [1] inline. */
-static unsigned long simple_taken[2];
+/* Generated WQEs the simple decoder took: [0] with a data segment, [1] inline;
+ * of them, with an immediate. */
+static unsigned long simple_taken[2], simple_taken_imm;
 
 /* Decodes a malloc'd copy of exactly @len bytes of @wqe. */
 static enum wqe_decode_err decode_exact(enum wqe_qp_type t, uint32_t max_bytes,
@@ -188,9 +189,11 @@ static void check_desc(const struct gen_req *g, const struct wqe_desc *d, uint32
 static void check_simple_agrees(const struct wqe_desc *d, const uint8_t *dbase,
 				const struct wqe_desc_simple *s, const uint8_t *sbase, uint32_t qpn)
 {
-	CHECK(d->op == s->op && (s->op == WQE_OP_RDMA_WRITE || s->op == WQE_OP_SEND));
+	CHECK(d->op == s->op &&
+	      (s->op == WQE_OP_RDMA_WRITE || s->op == WQE_OP_RDMA_WRITE_WITH_IMM ||
+	       s->op == WQE_OP_SEND || s->op == WQE_OP_SEND_WITH_IMM));
 	CHECK_EQ(d->nblocks, 1);
-	CHECK_EQ(d->imm, 0);
+	CHECK_EQ(d->imm, s->imm);
 	CHECK_EQ(d->qpn, qpn);
 	CHECK_EQ(d->fence, s->fence);
 	CHECK_EQ(d->signaled, s->signaled);
@@ -215,25 +218,28 @@ static void check_simple_agrees(const struct wqe_desc *d, const uint8_t *dbase,
 	CHECK_EQ(d->sge[0].addr, s->addr);
 }
 
-/* The shape wqe_decode_simple() takes: RC or UC, a WRITE or SEND with no
- * immediate, and either one non-empty SGE or inline bytes (1 or more, the
- * SGEs together) that fit in the first block: 44 after a SEND's control
- * segment and inline header, 28 after a WRITE's raddr segment too. */
+/* The shape wqe_decode_simple() takes: RC or UC, a WRITE or SEND with or
+ * without an immediate, and either one non-empty SGE or inline bytes (1 or
+ * more, the SGEs together) that fit in the first block: 44 after a SEND's
+ * control segment and inline header, 28 after a WRITE's raddr segment too. */
 static bool simple_shape(const struct gen_req *g)
 {
 	const struct wqe_send_wr *wr = &g->wr;
 	uint32_t n = 0, total = 0, before;
+	bool write;
 
 	for (int i = 0; i < wr->num_sge; i++) {
 		n += g->sge[i].length != 0;
 		total += g->sge[i].length;
 	}
 	if ((g->qp.qp_type != WQE_QPT_RC && g->qp.qp_type != WQE_QPT_UC) ||
-	    (wr->opcode != WQE_WR_RDMA_WRITE && wr->opcode != WQE_WR_SEND))
+	    (wr->opcode != WQE_WR_RDMA_WRITE && wr->opcode != WQE_WR_RDMA_WRITE_WITH_IMM &&
+	     wr->opcode != WQE_WR_SEND && wr->opcode != WQE_WR_SEND_WITH_IMM))
 		return false;
 	if (!(wr->send_flags & WQE_SEND_INLINE))
 		return n == 1;
-	before = wr->opcode == WQE_WR_RDMA_WRITE ? 32 : 16;
+	write = wr->opcode == WQE_WR_RDMA_WRITE || wr->opcode == WQE_WR_RDMA_WRITE_WITH_IMM;
+	before = write ? 32 : 16;
 	return total > 0 && before + 4 + total <= 64;
 }
 
@@ -290,6 +296,8 @@ static void one_request(struct test_rng *r, const struct gen_case *c, bool trunc
 		if (took) {
 			check_simple_agrees(&d, exact, &s, buf, g.qp.qpn & 0xffffff);
 			simple_taken[s.inline_data != NULL]++;
+			simple_taken_imm += s.op == WQE_OP_RDMA_WRITE_WITH_IMM ||
+					    s.op == WQE_OP_SEND_WITH_IMM;
 		}
 		CHECK_EQ(wqe_decode_simple(WQE_FORMAT_MLX5, c->qpt, (g.qp.qpn + 1) & 0xffffff, buf, &s),
 			 0);
@@ -316,10 +324,12 @@ static void test_roundtrips(void)
 	for (i = 0; i < n; i++)
 		for (k = 0; k < ROUNDS_PER_CASE; k++)
 			one_request(&r, &cases[i], k == 0);
-	printf("generated WQEs the simple decoder took: %lu with a data segment, %lu inline\n",
-	       simple_taken[0], simple_taken[1]);
+	printf("generated WQEs the simple decoder took: %lu with a data segment, %lu inline, "
+	       "%lu of them with an immediate\n",
+	       simple_taken[0], simple_taken[1], simple_taken_imm);
 	CHECK(simple_taken[0] > 10);
 	CHECK(simple_taken[1] > 10);
+	CHECK(simple_taken_imm > 10);
 }
 
 /* Random buffers, half of them shaped like a control segment. */
