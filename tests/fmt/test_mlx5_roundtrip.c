@@ -296,8 +296,8 @@ static void one_request(struct test_rng *r, const struct gen_case *c, bool trunc
 		if (took) {
 			check_simple_agrees(&d, exact, &s, buf, g.qp.qpn & 0xffffff);
 			simple_taken[s.inline_data != NULL]++;
-			simple_taken_imm += s.op == WQE_OP_RDMA_WRITE_WITH_IMM ||
-					    s.op == WQE_OP_SEND_WITH_IMM;
+			simple_taken_imm +=
+			    s.op == WQE_OP_RDMA_WRITE_WITH_IMM || s.op == WQE_OP_SEND_WITH_IMM;
 		}
 		CHECK_EQ(wqe_decode_simple(WQE_FORMAT_MLX5, c->qpt, (g.qp.qpn + 1) & 0xffffff, buf, &s),
 			 0);
