@@ -381,6 +381,25 @@ static void check_rx(const struct side *s, const char *who)
 }
 
 /* The pure decoder on the raw bytes, every format and transport. */
+/* wqe_decode_simple()'s @s of the block at @p reads what wqe_decode()'s
+ * @d does: the same fields, the inline bytes in the block, or the one SGE,
+ * or nothing for no payload. */
+static bool simple_agrees(const struct wqe_desc *d, const struct wqe_desc_simple *s,
+			  const uint8_t *p)
+{
+	if (d->op != s->op || d->nblocks != 1 || d->total_len != s->length ||
+	    d->remote_addr != s->remote_addr || d->rkey != s->rkey || d->imm != s->imm ||
+	    d->fence != s->fence || d->signaled != s->signaled || d->solicited != s->solicited)
+		return false;
+	if (s->inline_data)
+		return d->is_inline && !d->num_sge && d->inline_data == s->inline_data &&
+		       s->inline_data + s->length <= p + 64;
+	if (!s->length)
+		return !d->is_inline && !d->num_sge && !s->addr && !s->lkey;
+	return !d->is_inline && d->num_sge == 1 && d->sge[0].addr == s->addr &&
+	       d->sge[0].lkey == s->lkey;
+}
+
 static void decode_raw(const uint8_t *p, size_t len)
 {
 	static const enum wqe_qp_type types[] = {WQE_QPT_RC, WQE_QPT_UC, WQE_QPT_UD};
@@ -406,15 +425,7 @@ static void decode_raw(const uint8_t *p, size_t len)
 			/* The fast path's decoder takes only what the general
 			 * one decodes, and reads the same fields. */
 			if (len >= 64 && wqe_decode_simple(fmts[f], types[t], 0x123, p, &s) &&
-			    (de != WQE_DEC_OK || d.op != s.op || d.nblocks != 1 ||
-			     d.total_len != s.length || d.remote_addr != s.remote_addr ||
-			     d.rkey != s.rkey || d.imm != s.imm || d.fence != s.fence ||
-			     d.signaled != s.signaled || d.solicited != s.solicited ||
-			     (s.inline_data
-				  ? !d.is_inline || d.num_sge || d.inline_data != s.inline_data ||
-					s.inline_data + s.length > p + 64
-				  : d.is_inline || d.num_sge != 1 || d.sge[0].addr != s.addr ||
-					d.sge[0].lkey != s.lkey)))
+			    (de != WQE_DEC_OK || !simple_agrees(&d, &s, p)))
 				fz_die("the simple decoder took a WQE the decoder reads otherwise");
 			(void)wqe_describe(fmts[f], &dc, p, len, &desc);
 		}

@@ -178,8 +178,8 @@ WQE_API enum wqe_decode_err wqe_decode(enum wqe_format fmt, const struct wqe_dec
 
 /*
  * The commonest send WQE in a small fixed form: an RDMA WRITE or a SEND,
- * with or without an immediate, and either one data segment or its payload
- * inline, on an RC or UC QP, the whole WQE in one 64-byte block (mlx5: an
+ * with or without an immediate, and either one data segment, its payload
+ * inline or no payload at all, on an RC or UC QP, the whole WQE in one 64-byte block (mlx5: an
  * inline SEND of up to 44 bytes, an inline WRITE of up to 28). A NIC's
  * fast path takes this shape without the general decode (the engine's
  * requester does).
@@ -191,9 +191,11 @@ struct wqe_desc_simple {
 	uint8_t fence;         /* as struct wqe_desc */
 	uint8_t signaled;      /* the WQE's own request (not sq_sig_all) */
 	uint8_t solicited;
-	uint32_t length;       /* 1 to 2^31 - 1: the SGE's, or the inline bytes' */
-	uint32_t lkey;	       /* the SGE's; 0 when inline */
-	uint64_t addr;	       /* the SGE's; 0 when inline */
+	/* The SGE's, or the inline bytes' (1 to 2^31 - 1); 0 for a WQE with
+	 * no segment after its transport segments (a zero-length message) */
+	uint32_t length;
+	uint32_t lkey;	       /* the SGE's; 0 when inline or zero-length */
+	uint64_t addr;	       /* the SGE's; 0 when inline or zero-length */
 	uint64_t remote_addr;  /* WRITE; 0 for a SEND */
 	uint32_t rkey;         /* WRITE; 0 for a SEND */
 	uint32_t imm;          /* *_WITH_IMM: as struct wqe_desc's @imm; else 0 */
@@ -212,8 +214,8 @@ struct wqe_desc_simple {
  * @out:   filled when 1 is returned; otherwise unspecified.
  * Returns 1 when the block is such a WQE of QP @qpn: wqe_decode() would
  * then decode it with WQE_DEC_OK, in one block, into the same fields
- * (num_sge 1 and no inline data, or num_sge 0 and the same inline bytes;
- * the same imm, qpn @qpn). Returns 0 for anything
+ * (num_sge 1 and no inline data, num_sge 0 and the same inline bytes, or
+ * num_sge 0 and no inline data for length 0; the same imm, qpn @qpn). Returns 0 for anything
  * else, well-formed or not (wqe_decode() says what it is), and always for
  * a format without such a shape (rxe: its slots are larger than a block)
  * or a NULL pointer. Thread-safe.

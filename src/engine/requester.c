@@ -453,7 +453,8 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 
 /*
  * The fast path: the commonest WQE (wqe_decode_simple(): a one-block RDMA
- * WRITE or SEND with one SGE or inline data, RC or UC) whose message is
+ * WRITE or SEND, with or without an immediate, with one SGE, inline data
+ * or no payload, RC or UC) whose message is
  * one packet, on the path the request template holds, when no fence holds
  * it. The same frame, counters, completion and state as fetch(), check()
  * and send_wqe() give it, without the general WQE description, packetizer
@@ -483,9 +484,12 @@ static int send_simple(struct nic *n, struct qpc *q)
 	if (!wqe_decode_simple(q->format, q->type, q->qpn, sq_ring_block(q->sq, start), &s) ||
 	    (s.fence && r->rd_atomic) || s.length > mtu_bytes(q->path_mtu))
 		return 0;
-	/* Inline bytes are read from the WQE itself: no lkey to check. */
+	/* Inline bytes are read from the WQE itself: no lkey to check; a
+	 * zero-length message reads nothing. */
 	if (s.inline_data)
 		src = s.inline_data;
+	else if (!s.length)
+		src = NULL;
 	else if (keys_check(&n->keys, s.lkey, false, q->pd, s.addr, s.length, 0, &host) == KEY_OK)
 		src = host;
 	else
@@ -526,7 +530,8 @@ static int send_simple(struct nic *n, struct qpc *q)
 
 		b += wqe_immdt_encode(&immdt, b, WQE_IMMDT_LEN);
 	}
-	mem_copy(b, src, s.length);
+	if (s.length)
+		mem_copy(b, src, s.length);
 	pktz_tmpl_seal(t, buf, frame_len, padcnt);
 	n->tx_qpn = q->qpn;
 	n->tx_counter = start;
@@ -544,7 +549,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 	if (s.inline_data) {
 		q->eng->stats.inline_wqes++;
 		n->fast_tx_inline++;
-	} else {
+	} else if (s.length) {
 		r->msg.payload_reads++;
 		r->msg.payload_bytes += s.length;
 	}

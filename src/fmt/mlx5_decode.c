@@ -231,7 +231,8 @@ enum wqe_decode_err mlx5_decode(const struct wqe_decode_ctx *ctx, const uint8_t 
 
 /*
  * The segment after the transport segments of a one-block WRITE/SEND, at
- * @off (a constant where inlined): one data segment and nothing after it
+ * @off (a constant where inlined): none (a zero-length message, as
+ * get_data() reads it), one data segment and nothing after it
  * (get_data()), or one inline segment filling the rest of the WQE, all of
  * it in this block (get_inline()). The segment's first word lies inside
  * the block whatever ds says, so it is read before ds is judged.
@@ -241,7 +242,12 @@ simple_data(const uint8_t *wqe, uint32_t off, struct wqe_desc_simple *out)
 {
 	uint32_t len = get_be32(wqe + off), ds = wqe[7];
 
-	if (!(len & MLX5_INLINE_SEG)) {
+	if (ds == off / MLX5_DS_BYTES) {
+		len = 0;
+		out->lkey = 0;
+		out->addr = 0;
+		out->inline_data = NULL;
+	} else if (!(len & MLX5_INLINE_SEG)) {
 		if (len == 0 || ds != off / MLX5_DS_BYTES + 1)
 			return 0;
 		out->lkey = get_be32(wqe + off + 4);
@@ -262,11 +268,12 @@ simple_data(const uint8_t *wqe, uint32_t off, struct wqe_desc_simple *out)
 }
 
 /*
- * The one-block WRITE/SEND with one data segment or its payload inline,
- * with every check mlx5_decode() makes of those bytes (a strict subset of
- * what it accepts: tests/fmt/test_mlx5_roundtrip.c holds it to that). RC
- * and UC put the raddr segment before the data or inline segment of a
- * WRITE, nothing before a SEND's (mlx5_transport_segs()).
+ * The one-block WRITE/SEND (with or without an immediate) with one data
+ * segment, its payload inline or no payload, with every check
+ * mlx5_decode() makes of those bytes (a strict subset of what it accepts:
+ * tests/fmt/test_mlx5_roundtrip.c holds it to that). RC and UC put the
+ * raddr segment before the data or inline segment of a WRITE, nothing
+ * before a SEND's (mlx5_transport_segs()).
  */
 int mlx5_decode_simple(enum wqe_qp_type t, uint32_t qpn, const uint8_t *wqe,
 		       struct wqe_desc_simple *out)

@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The engine's fast paths against the general path they stand beside:
- * the requester's one-packet WRITE/SEND, one SGE or inline, straight from
- * the ring's bytes (requester.c send_simple()), the receive path's WRITE
- * ONLY straight to its placement (rx.c rx_write_only()), its SEND ONLY
- * straight to the receive WQE (rx_send_only()) and its ACKNOWLEDGE
- * straight to the completer (rx_acknowledge()). One seeded workload (every
- * operation, one and several SGEs, inline, fences, READs, sizes from 1
- * byte to three MTUs, RC and UC, frames dropped, duplicated, reordered,
+ * the requester's one-packet WRITE/SEND, with or without an immediate,
+ * one SGE, inline or no payload, straight from the ring's bytes
+ * (requester.c send_simple()), the receive path's WRITE ONLY straight to
+ * its placement (rx.c rx_write_only()), its SEND ONLY straight to the
+ * receive WQE (rx_send_only()) and its ACKNOWLEDGE straight to the
+ * completer (rx_acknowledge()). One seeded workload (every operation,
+ * immediates, one and several SGEs, inline, fences, READs, sizes from 0
+ * bytes to three MTUs, RC and UC, frames dropped, duplicated, reordered,
  * delayed and corrupted by a fault link, retransmissions on a clock the
  * test turns) runs twice on fresh pairs over the same memory: with the
  * fast paths, and with them off (WQE_FAST_PATH=0). What the two
  * runs show must be identical: every frame each side sent and received,
  * in order, byte for byte, with its time (each side's capture), every
- * completion, the bytes in memory, the QP and port counters. The fast
- * run must have taken the fast paths (the NIC counts what they took).
+ * completion, the bytes in memory, the QP and port counters, the
+ * engine's state of both QPs after every round. The fast run must have
+ * taken the fast paths (the NIC counts what they took).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -165,11 +167,14 @@ static bool post_one(struct test_rng *g, struct pair *p, struct wqe_mr *am, stru
 	} else if (kind < 10) {
 		wr.opcode = WQE_WR_SEND;
 	} else if (kind == 10) {
-		/* with an immediate: a WRITE or a SEND, solicited or not */
+		/* with an immediate: a WRITE or a SEND, solicited or not,
+		 * some with no payload */
 		wr.opcode = len & 1 ? WQE_WR_SEND_WITH_IMM : WQE_WR_RDMA_WRITE_WITH_IMM;
 		wr.imm_data = (uint32_t)test_rng_next(g);
 		if (len & 2)
 			wr.send_flags |= WQE_SEND_SOLICITED;
+		if (len & 4)
+			wr.num_sge = 0;
 	} else if (kind == 11 && len > 1) {
 		sge[1] = sge[0];
 		sge[0].length = len / 2;
@@ -194,8 +199,11 @@ static bool post_one(struct test_rng *g, struct pair *p, struct wqe_mr *am, stru
 	} else if (kind == 14) {
 		wr.send_flags |= WQE_SEND_FENCE;
 	} else if (kind == 15) {
+		/* solicited SENDs, some with no payload */
 		wr.send_flags |= WQE_SEND_SOLICITED;
 		wr.opcode = WQE_WR_SEND;
+		if (len & 1)
+			wr.num_sge = 0;
 	}
 	*signaled = test_rng_below(g, 2) || id % 8 == 0;
 	if (*signaled)

@@ -17,9 +17,9 @@
 #define ROUNDS_PER_CASE 8
 
 static uint8_t ring[GEN_MAX_RING_BLOCKS * 64];
-/* Generated WQEs the simple decoder took: [0] with a data segment, [1] inline;
- * of them, with an immediate. */
-static unsigned long simple_taken[2], simple_taken_imm;
+/* Generated WQEs the simple decoder took: [0] with a data segment, [1] inline,
+ * [2] with no payload; of them, with an immediate. */
+static unsigned long simple_taken[3], simple_taken_imm;
 
 /* Decodes a malloc'd copy of exactly @len bytes of @wqe. */
 static enum wqe_decode_err decode_exact(enum wqe_qp_type t, uint32_t max_bytes,
@@ -212,6 +212,12 @@ static void check_simple_agrees(const struct wqe_desc *d, const uint8_t *dbase,
 		return;
 	}
 	CHECK(!d->is_inline);
+	if (!s->length) {
+		CHECK_EQ(d->num_sge, 0);
+		CHECK_EQ(s->lkey, 0);
+		CHECK_EQ(s->addr, 0);
+		return;
+	}
 	CHECK_EQ(d->num_sge, 1);
 	CHECK_EQ(d->sge[0].length, s->length);
 	CHECK_EQ(d->sge[0].lkey, s->lkey);
@@ -219,9 +225,10 @@ static void check_simple_agrees(const struct wqe_desc *d, const uint8_t *dbase,
 }
 
 /* The shape wqe_decode_simple() takes: RC or UC, a WRITE or SEND with or
- * without an immediate, and either one non-empty SGE or inline bytes (1 or
- * more, the SGEs together) that fit in the first block: 44 after a SEND's
- * control segment and inline header, 28 after a WRITE's raddr segment too. */
+ * without an immediate, and either one non-empty SGE, inline bytes (the
+ * SGEs together) that fit in the first block (44 after a SEND's control
+ * segment and inline header, 28 after a WRITE's raddr segment too), or no
+ * bytes at all (no SGE of non-zero length, inline or not: no segment). */
 static bool simple_shape(const struct gen_req *g)
 {
 	const struct wqe_send_wr *wr = &g->wr;
@@ -237,10 +244,10 @@ static bool simple_shape(const struct gen_req *g)
 	     wr->opcode != WQE_WR_SEND && wr->opcode != WQE_WR_SEND_WITH_IMM))
 		return false;
 	if (!(wr->send_flags & WQE_SEND_INLINE))
-		return n == 1;
+		return n <= 1;
 	write = wr->opcode == WQE_WR_RDMA_WRITE || wr->opcode == WQE_WR_RDMA_WRITE_WITH_IMM;
 	before = write ? 32 : 16;
-	return total > 0 && before + 4 + total <= 64;
+	return total == 0 || before + 4 + total <= 64;
 }
 
 /* Every prefix shorter than the WQE is TRUNCATED; peek agrees. */
@@ -295,7 +302,7 @@ static void one_request(struct test_rng *r, const struct gen_case *c, bool trunc
 		CHECK_EQ(took, simple_shape(&g));
 		if (took) {
 			check_simple_agrees(&d, exact, &s, buf, g.qp.qpn & 0xffffff);
-			simple_taken[s.inline_data != NULL]++;
+			simple_taken[s.inline_data ? 1 : s.length ? 0 : 2]++;
 			simple_taken_imm +=
 			    s.op == WQE_OP_RDMA_WRITE_WITH_IMM || s.op == WQE_OP_SEND_WITH_IMM;
 		}
@@ -325,10 +332,11 @@ static void test_roundtrips(void)
 		for (k = 0; k < ROUNDS_PER_CASE; k++)
 			one_request(&r, &cases[i], k == 0);
 	printf("generated WQEs the simple decoder took: %lu with a data segment, %lu inline, "
-	       "%lu of them with an immediate\n",
-	       simple_taken[0], simple_taken[1], simple_taken_imm);
+	       "%lu with no payload, %lu of them with an immediate\n",
+	       simple_taken[0], simple_taken[1], simple_taken[2], simple_taken_imm);
 	CHECK(simple_taken[0] > 10);
 	CHECK(simple_taken[1] > 10);
+	CHECK(simple_taken[2] > 10);
 	CHECK(simple_taken_imm > 10);
 }
 
