@@ -2,14 +2,17 @@
 /*
  * resp_int.h - what the responder's files share: the per-packet context,
  * data placement and the receive queue (resp_place.c), responder resources
- * and atomics (resp_res.c), and the frames it sends (resp_reply.c).
+ * and atomics (resp_res.c), and the frames it sends (resp_reply.c), with
+ * the fast paths for one-packet messages (resp_fast.c).
  */
 #ifndef WQE_ENGINE_RESP_INT_H
 #define WQE_ENGINE_RESP_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "common/mtu.h"
 #include "engine/nic.h"
 #include "engine/responder.h"
 #include "wqe/wire.h"
@@ -101,7 +104,19 @@ static inline bool kind_is_atomic(const struct wqe_wire_opinfo *oi)
 }
 
 /* Payload bytes per packet on this QP. */
-uint32_t resp_mtu(const struct qpc *q);
+static inline uint32_t resp_mtu(const struct qpc *q)
+{
+	uint32_t m = mtu_bytes(q->path_mtu);
+
+	if (q->type == WQE_QPT_UD)
+		return RESP_UD_MTU;
+	return m ? m : 1024u;
+}
+
+/* complete() for a one-packet message a fast path took (resp_fast.c)
+ * whose receive completion its CQ had no room for, after acknowledge():
+ * class G, ERROR on the path, the QP goes to ERR (QP_FATAL). */
+void resp_only_cqe_lost(struct nic *n, struct qpc *q);
 
 /* ---- resp_place.c: the receive queue and data placement ---- */
 
@@ -142,23 +157,70 @@ enum resp_place_err resp_rq_place(struct resp_ctx *c);
 bool resp_rq_complete(struct resp_ctx *c);
 
 /*
- * The receive queue's part of a SEND ONLY (no immediate, no invalidate) on
- * the receive fast path (resp_send_only()), in the steps resp_rq_take(),
- * resp_rq_well_formed(), resp_rq_place() and resp_rq_complete() take for
- * it, sharing their code, but with no WQE held in between:
+ * The receive CQE of a message (IBTA ch. 11 work completions, ibv_wc), in
+ * two steps. resp_cqe_init(): the CQE of the WQE at @ctr with @status, as
+ * a RECV with no bytes. resp_cqe_success() then says what a successful
+ * one says of its message (@ok): RECV, or RECV_RDMA_WITH_IMM for a WRITE
+ * with immediate (@write_imm), whose byte_len is the WRITE's length (rxe
+ * do_complete: qp->resp.length); the immediate with its flag if
+ * @has_imm; solicited if @se, the SE bit of the message's last packet
+ * (IBTA 9.2 BTH, 11.4.2.2), what a CQ armed for solicited completions
+ * waits for. Inline: the fast paths fill it from constants.
+ */
+struct resp_recv_ok {
+	uint32_t byte_len;
+	uint32_t imm;
+	bool write_imm;
+	bool has_imm;
+	bool se;
+};
+
+static inline void resp_cqe_init(struct cqe *e, const struct qpc *q, uint32_t ctr, uint8_t status)
+{
+	memset(e, 0, sizeof(*e));
+	e->qpn = q->qpn;
+	e->wqe_counter = ctr;
+	e->is_recv = 1;
+	e->status = status;
+	e->opcode = WQE_WC_RECV;
+	e->pkey_index = q->pkey_index;
+}
+
+static inline void resp_cqe_success(struct cqe *e, const struct resp_recv_ok *ok)
+{
+	e->opcode = (uint8_t)(ok->write_imm ? WQE_WC_RECV_RDMA_WITH_IMM : WQE_WC_RECV);
+	e->byte_len = ok->byte_len;
+	e->solicited = ok->se;
+	if (ok->has_imm) {
+		e->flags |= WQE_WC_WITH_IMM;
+		e->imm = ok->imm;
+	}
+}
+
+/* Writes @e, the CQE of the receive WQE at @ctr, gives the slot back to
+ * software and counts it; false if the CQ overran (the WQE is retired
+ * all the same). */
+bool resp_rq_retire(struct qpc *q, uint32_t ctr, const struct cqe *e);
+
+/*
+ * The receive queue's part of a SEND ONLY (no invalidate) or an RDMA WRITE
+ * ONLY with immediate on the receive fast path (resp_fast.c), in the
+ * steps resp_rq_take(), resp_rq_well_formed(),
+ * resp_rq_place() and resp_rq_complete() take for it, sharing their code,
+ * but with no WQE held in between:
  *
  * resp_rq_plan_only() plans @len bytes into the WQE at the consumer
  * counter from its start: false, with nothing changed, if the RQ is empty,
  * the slot does not decode, or an SGE's lkey, PD, LOCAL_WRITE or bounds
  * refuses its piece, or the WQE is too small (resp_rx() answers those).
+ * A plan of 0 bytes takes and decodes the WQE and nothing more (a WRITE
+ * with immediate places nothing in it).
  * resp_rq_place_only() copies the payload into the plan's pieces.
- * resp_rq_complete_only() writes the RECV CQE (byte_len @len, solicited
- * @se), retires the WQE and counts it; false if the CQ overran (the WQE is
- * retired all the same, as resp_rq_complete() does).
+ * The caller then writes the CQE of the WQE at the plan's counter
+ * (resp_cqe_init(), resp_cqe_success(), resp_rq_retire()).
  */
 bool resp_rq_plan_only(struct nic *n, const struct qpc *q, uint32_t len, struct resp_plan *pl);
 void resp_rq_place_only(const struct resp_plan *pl, const uint8_t *payload, uint32_t len);
-bool resp_rq_complete_only(struct qpc *q, const struct resp_plan *pl, uint32_t len, bool se);
 
 /* ---- resp_res.c: responder resources and atomics ---- */
 

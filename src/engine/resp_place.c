@@ -8,9 +8,10 @@
  * bytes. The WQE at the consumer counter is held from the FIRST packet of a
  * SEND to its LAST (as rxe holds qp->resp.wqe) and retired, with a release
  * store of the consumer counter, when its completion is written; so a QP
- * that goes to ERR meanwhile flushes it with the rest. A SEND ONLY on the
- * receive fast path (resp_rq_plan_only() and after) is planned, placed and
- * retired in one step, by the same code, and never held. The NIC keeps only
+ * that goes to ERR meanwhile flushes it with the rest. A SEND ONLY, and an
+ * RDMA WRITE ONLY with immediate, on the receive fast path
+ * (resp_rq_plan_only() and after) is planned, placed and retired in one
+ * step, by the same code, and never held. The NIC keeps only
  * its cursor (SGE index and offset): the slot is decoded again for every
  * packet, so a slot rewritten meanwhile is judged anew, and a slot the
  * decoder refuses is a malformed WQE (LOC_QP_OP_ERR), never read further.
@@ -240,27 +241,22 @@ void resp_rq_place_only(const struct resp_plan *pl, const uint8_t *payload, uint
 /* ------------------------------------------------------------------------ */
 /* Completion.                                                              */
 
-/*
- * The receive CQE of a message (IBTA ch. 11 work completions, ibv_wc): RECV, or
- * RECV_RDMA_WITH_IMM for a WRITE with immediate, whose byte_len is the
- * WRITE's length (rxe do_complete: qp->resp.length); the immediate or the
- * invalidated rkey with their flag; for UD the source QP and GRH. A
- * message completes on its last packet (LAST or ONLY), which is @p: its
- * BTH SE bit makes the completion solicited (IBTA 9.2 BTH, 11.4.2.2), what
- * a CQ armed for solicited completions waits for.
- */
+/* The successful receive CQE (resp_cqe_success()) of the message @c->p
+ * ends, RECV or RECV_RDMA_WITH_IMM; besides, the invalidated rkey with its
+ * flag, and for UD the source QP and GRH. */
 static void fill_success(const struct resp_ctx *c, struct cqe *e)
 {
 	const struct wqe_pkt *p = c->p;
 	bool write_imm = c->oi.kind == WQE_KIND_RDMA_WRITE;
+	const struct resp_recv_ok ok = {
+	    .byte_len = write_imm ? c->r->wr.len : (uint32_t)c->r->wqe.placed,
+	    .imm = p->immdt.imm,
+	    .write_imm = write_imm,
+	    .has_imm = (c->oi.hdrs & WQE_HDR_IMMDT) != 0,
+	    .se = p->bth.se,
+	};
 
-	e->opcode = (uint8_t)(write_imm ? WQE_WC_RECV_RDMA_WITH_IMM : WQE_WC_RECV);
-	e->byte_len = write_imm ? c->r->wr.len : (uint32_t)c->r->wqe.placed;
-	e->solicited = p->bth.se;
-	if (c->oi.hdrs & WQE_HDR_IMMDT) {
-		e->flags |= WQE_WC_WITH_IMM;
-		e->imm = p->immdt.imm;
-	}
+	resp_cqe_success(e, &ok);
 	if (c->oi.hdrs & WQE_HDR_IETH) {
 		e->flags |= WQE_WC_WITH_INV;
 		e->imm = p->ieth.rkey;
@@ -271,22 +267,7 @@ static void fill_success(const struct resp_ctx *c, struct cqe *e)
 	}
 }
 
-/* The receive CQE of the WQE at @ctr with @status, as a RECV with no
- * bytes until fill_success() or the caller says more. */
-static void cqe_init(struct cqe *e, const struct qpc *q, uint32_t ctr, uint8_t status)
-{
-	memset(e, 0, sizeof(*e));
-	e->qpn = q->qpn;
-	e->wqe_counter = ctr;
-	e->is_recv = 1;
-	e->status = status;
-	e->opcode = WQE_WC_RECV;
-	e->pkey_index = q->pkey_index;
-}
-
-/* Writes @e, the CQE of the receive WQE at @ctr, and gives the slot back
- * to software; false if the CQ overran. */
-static bool rq_retire(struct qpc *q, uint32_t ctr, const struct cqe *e)
+bool resp_rq_retire(struct qpc *q, uint32_t ctr, const struct cqe *e)
 {
 	bool ok = nic_push_cqe(q->eng->nic, q->recv_cq, e);
 
@@ -303,20 +284,10 @@ bool resp_rq_complete(struct resp_ctx *c)
 	struct cqe e;
 	bool ok;
 
-	cqe_init(&e, c->q, ctr, c->status);
+	resp_cqe_init(&e, c->q, ctr, c->status);
 	if (c->status == WQE_WC_SUCCESS)
 		fill_success(c, &e);
-	ok = rq_retire(c->q, ctr, &e);
+	ok = resp_rq_retire(c->q, ctr, &e);
 	memset(w, 0, sizeof(*w));
 	return ok;
-}
-
-bool resp_rq_complete_only(struct qpc *q, const struct resp_plan *pl, uint32_t len, bool se)
-{
-	struct cqe e;
-
-	cqe_init(&e, q, pl->ctr, WQE_WC_SUCCESS);
-	e.byte_len = len;
-	e.solicited = se;
-	return rq_retire(q, pl->ctr, &e);
 }

@@ -49,7 +49,6 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "common/mtu.h"
 #include "engine/flush.h"
 #include "engine/resp_int.h"
 
@@ -103,15 +102,6 @@ const char *resp_drop_str(enum resp_drop d)
 	};
 
 	return (unsigned)d < RESP_DROP_COUNT ? names[d] : "unknown";
-}
-
-uint32_t resp_mtu(const struct qpc *q)
-{
-	uint32_t m = mtu_bytes(q->path_mtu);
-
-	if (q->type == WQE_QPT_UD)
-		return RESP_UD_MTU;
-	return m ? m : 1024u;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -801,111 +791,14 @@ static void ctx_init(struct resp_ctx *c, struct nic *n, struct qpc *q, const str
 	c->status = WQE_WC_SUCCESS;
 }
 
-/* The states resp_rx() takes an accepted WRITE ONLY through (RC: and
- * ACKNOWLEDGE; UC is done after EXECUTE). */
-#define WRITE_ONLY_PATH                                                                   \
-	(1u << RS_CHK_PSN | 1u << RS_CHK_OP_SEQ | 1u << RS_CHK_OP_VALID |                  \
-	 1u << RS_CHK_RESOURCE | 1u << RS_CHK_LENGTH | 1u << RS_CHK_RKEY | 1u << RS_EXECUTE)
-
-/*
- * What accepted() and the checks before it leave for a one-packet message
- * of @len bytes at @psn taken by a fast path, once its bytes are placed:
- * the request and message counted, the next PSN expected, @path the
- * states resp_rx() would have gone through up to here.
- */
-static void only_accepted(const struct qpc *q, struct eng_resp *r, uint32_t psn, uint32_t len,
-			  uint32_t path)
+void resp_only_cqe_lost(struct nic *n, struct qpc *q)
 {
-	r->stats.requests++;
-	if (q->type == WQE_QPT_RC)
-		r->sent_psn_nak = false;
-	r->stats.bytes_placed += len;
-	r->msn = (r->msn + 1) & RESP_PSN_MASK;
-	r->stats.messages++;
-	r->epsn = (psn + 1) & RESP_PSN_MASK;
-	r->ack_psn = r->epsn;
-	r->last_path = path;
-}
+	struct resp_ctx c;
 
-/* acknowledge() for such a message: RC owes an ACK if it asked for one. */
-static void only_acknowledge(struct nic *n, struct qpc *q, struct eng_resp *r, uint32_t psn,
-			     bool ackreq)
-{
-	if (q->type != WQE_QPT_RC)
-		return;
-	r->last_path |= 1u << RS_ACKNOWLEDGE;
-	if (ackreq)
-		resp_ack_later(n, q, psn);
-}
-
-/*
- * resp_rx()'s path for a WRITE ONLY that passes every check, in one step:
- * chk_psn() (in sequence; UC not dropping), chk_op_seq() (no message
- * open), chk_op_valid() (REMOTE_WRITE; a QP still in RTR goes the general
- * way, which raises COMM_EST), chk_length(), chk_write() (the payload is
- * the whole RETH length, the rkey covers it), exec_write(), accepted(),
- * acknowledge().
- */
-bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w)
-{
-	struct eng_resp *r = &q->eng->resp;
-	uint8_t *host = NULL;
-
-	if (w->psn != r->epsn || r->open != RESP_OPEN_NONE || q->state == WQE_QPS_RTR ||
-	    (q->type == WQE_QPT_UC && r->drop_msg) || !(q->access & WQE_ACCESS_REMOTE_WRITE) ||
-	    w->len > resp_mtu(q) || w->dma_len > RESP_MAX_MSG || w->len != w->dma_len ||
-	    (w->len && keys_check(&n->keys, w->rkey, true, q->pd, w->va, w->len,
-				  WQE_ACCESS_REMOTE_WRITE, &host) != KEY_OK))
-		return false;
-	if (w->len)
-		mem_copy(host, w->payload, w->len);
-	r->wr.va = w->va + w->len;
-	r->wr.rkey = w->rkey;
-	r->wr.len = w->dma_len;
-	r->wr.resid = 0;
-	only_accepted(q, r, w->psn, w->len, WRITE_ONLY_PATH);
-	only_acknowledge(n, q, r, w->psn, w->ackreq);
-	return true;
-}
-
-/* The states resp_rx() takes an accepted SEND ONLY through: WRITE ONLY's,
- * then COMPLETE for its receive WQE (RC: then ACKNOWLEDGE; UC is done).
- * A lost CQE adds ERROR. */
-#define SEND_ONLY_PATH (WRITE_ONLY_PATH | 1u << RS_COMPLETE)
-
-/*
- * resp_rx()'s path for a SEND ONLY that passes every check, in one step:
- * chk_psn() (in sequence; UC not dropping), chk_op_seq() (no message open,
- * so no receive WQE held), chk_op_valid() (a QP still in RTR goes the
- * general way, which raises COMM_EST), chk_resource() (a WQE posted that
- * decodes), chk_length(), exec_send() (its SGEs take the payload: planned
- * before anything changes), accepted(), complete(), acknowledge(), and
- * for a lost CQE enter_error().
- */
-bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s)
-{
-	struct eng_resp *r = &q->eng->resp;
-	struct resp_plan pl;
-	bool cqe_ok;
-
-	if (s->psn != r->epsn || r->open != RESP_OPEN_NONE || r->wqe.valid ||
-	    q->state == WQE_QPS_RTR || (q->type == WQE_QPT_UC && r->drop_msg) ||
-	    s->len > resp_mtu(q) || !resp_rq_plan_only(n, q, s->len, &pl))
-		return false;
-	resp_rq_place_only(&pl, s->payload, s->len);
-	only_accepted(q, r, s->psn, s->len, SEND_ONLY_PATH);
-	cqe_ok = resp_rq_complete_only(q, &pl, s->len, s->se);
-	only_acknowledge(n, q, r, s->psn, s->ackreq);
-	if (__builtin_expect(!cqe_ok, 0)) {
-		/* complete(): class G, the QP goes to ERR (QP_FATAL). */
-		struct resp_ctx c;
-
-		ctx_init(&c, n, q, NULL);
-		c.wqe_cqe = RESP_CQE_LOST;
-		r->last_path |= 1u << RS_ERROR;
-		enter_error(&c);
-	}
-	return true;
+	ctx_init(&c, n, q, NULL);
+	c.wqe_cqe = RESP_CQE_LOST;
+	q->eng->resp.last_path |= 1u << RS_ERROR;
+	enter_error(&c);
 }
 
 void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p)

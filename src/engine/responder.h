@@ -179,17 +179,28 @@ void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p);
  * the RETH, the rkey good): the data placed, the same state and counters
  * as resp_rx() leaves. Returns false, with nothing changed, for any other
  * case: resp_rx() then takes the packet. The receive fast path's.
+ *
+ * resp_write_imm(): the same for an RDMA WRITE ONLY with immediate, which
+ * besides takes the receive WQE at the consumer counter (none held, one
+ * posted that decodes; none posted is left to resp_rx(): RNR) and
+ * completes it: RECV_RDMA_WITH_IMM, byte_len the RETH length, @imm with
+ * its flag, solicited if @se. One of length 0 names no memory: no rkey is
+ * checked. A CQ overrun is taken as resp_rx() takes it (the QP goes to
+ * ERR). resp_write_only() reads neither @se nor @imm.
  */
 struct resp_write_only {
 	uint32_t psn;
 	bool ackreq;
+	bool se; /* resp_write_imm() */
 	uint64_t va;
 	uint32_t rkey;
 	uint32_t dma_len;
+	uint32_t imm; /* resp_write_imm(): ImmDt, read big-endian */
 	const uint8_t *payload;
 	uint32_t len;
 };
 bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w);
+bool resp_write_imm(struct nic *n, struct qpc *q, const struct resp_write_only *w);
 
 /*
  * A SEND ONLY (no immediate, no invalidate) for an RC or UC @q that passed
@@ -202,15 +213,21 @@ bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only 
  * A CQ overrun is taken as resp_rx() takes it (the QP goes to ERR).
  * Returns false, with nothing changed, for any other case: resp_rx() then
  * takes the packet. The receive fast path's.
+ *
+ * resp_send_imm(): the same for a SEND ONLY with immediate, whose
+ * completion carries @imm with its flag. resp_send_only() does not read
+ * @imm.
  */
 struct resp_send_only {
 	uint32_t psn;
 	bool ackreq;
 	bool se;
+	uint32_t imm; /* resp_send_imm(): ImmDt, read big-endian */
 	const uint8_t *payload;
 	uint32_t len;
 };
 bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s);
+bool resp_send_imm(struct nic *n, struct qpc *q, const struct resp_send_only *s);
 
 /* Sends the ACK every QP of @n still owes (coalesced acknowledgement): once
  * the frames that arrived together have been taken, before control returns

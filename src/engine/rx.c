@@ -112,17 +112,17 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 #define V6_TRANSPORT (WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN)
 
 /*
- * The fast receive paths take the commonest frames (RC/UC RDMA WRITE ONLY,
- * RC/UC SEND ONLY with no immediate or invalidate, RC ACKNOWLEDGE) in the
- * form the NIC itself sends them: untagged IPv4 with no options, not
- * fragmented, or untagged IPv6 with no extension header; no UDP checksum,
- * nothing after the IP packet, BTH version 0. They read the frame where
- * wqe_pkt_parse() and filter() would and leave the same counters and
- * state as the general path (tests/e2e/test_fastpath.c runs both and
- * compares, over IPv4 and over IPv6; tests/resp/test_fastpath_edges.c
- * compares them frame by frame at the edges). A frame they do not take,
- * with nothing changed, goes the general path, which says why it is
- * dropped, if it is.
+ * The fast receive paths take the commonest frames (RC/UC RDMA WRITE ONLY
+ * and SEND ONLY, each with or without an immediate, no invalidate; RC
+ * ACKNOWLEDGE) in the form the NIC itself sends them: untagged IPv4 with
+ * no options, not fragmented, or untagged IPv6 with no extension header;
+ * no UDP checksum, nothing after the IP packet, BTH version 0. They read
+ * the frame where wqe_pkt_parse() and filter() would and leave the same
+ * counters and state as the general path (tests/e2e/test_fastpath.c runs
+ * both and compares, over IPv4 and over IPv6;
+ * tests/resp/test_fastpath_edges.c compares them frame by frame at the
+ * edges). A frame they do not take, with nothing changed, goes the
+ * general path, which says why it is dropped, if it is.
  *
  * plain(): the frame (@len bytes, at least 14), whose EtherType says the
  * BTH is at @t (V4_TRANSPORT or V6_TRANSPORT), has that form up to the
@@ -185,14 +185,16 @@ plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 	return q;
 }
 
-/* An RC or UC RDMA WRITE ONLY, BTH at @t, that passes the responder's
- * checks on their commonest path (resp_write_only()). */
-static inline __attribute__((always_inline)) bool rx_write_only(struct nic *n,
-								const uint8_t *frame, size_t len,
-								size_t t)
+/* An RC or UC RDMA WRITE ONLY, with immediate if @imm (BTH, RETH, ImmDt),
+ * BTH at @t, that passes the responder's checks on their commonest path
+ * (resp_write_only(), resp_write_imm()). Inlined with @imm a constant. */
+static inline __attribute__((always_inline)) bool rx_write_only(struct nic *n, const uint8_t *frame,
+								size_t len, size_t t, bool imm)
 {
 	const uint8_t *bth = frame + t;
-	size_t hdrs = t + WQE_BTH_LEN + WQE_RETH_LEN;
+	size_t hdrs = t + WQE_BTH_LEN + WQE_RETH_LEN + (imm ? (size_t)WQE_IMMDT_LEN : 0);
+	uint8_t uc_op =
+	    imm ? WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : WQE_WIRE_UC_RDMA_WRITE_ONLY;
 	struct resp_write_only w;
 	struct qpc *q;
 	uint32_t padcnt;
@@ -204,8 +206,7 @@ static inline __attribute__((always_inline)) bool rx_write_only(struct nic *n,
 	if (padcnt > w.len || !sums_ok(frame, len, t))
 		return false;
 	w.len -= padcnt;
-	q = plain_qp(n, frame, t,
-		     bth[0] == WQE_WIRE_UC_RDMA_WRITE_ONLY ? WQE_QPT_UC : WQE_QPT_RC);
+	q = plain_qp(n, frame, t, bth[0] == uc_op ? WQE_QPT_UC : WQE_QPT_RC);
 	if (!q)
 		return false;
 	w.psn = get_be24(bth + 9);
@@ -214,42 +215,56 @@ static inline __attribute__((always_inline)) bool rx_write_only(struct nic *n,
 	w.rkey = get_be32(bth + WQE_BTH_LEN + 8);
 	w.dma_len = get_be32(bth + WQE_BTH_LEN + 12);
 	w.payload = frame + hdrs;
-	if (!resp_write_only(n, q, &w))
+	if (imm) {
+		w.se = (bth[1] & 0x80u) != 0;
+		w.imm = get_be32(bth + WQE_BTH_LEN + WQE_RETH_LEN);
+	}
+	if (!(imm ? resp_write_imm(n, q, &w) : resp_write_only(n, q, &w)))
 		return false;
 	n->fast_rx++;
+	if (imm)
+		n->fast_rx_imm++;
 	n->rx_accepted++;
 	q->eng->rx_requests++;
 	return true;
 }
 
-/* An RC or UC SEND ONLY, BTH at @t, that passes the responder's checks
- * on their commonest path (resp_send_only()). plain() left room for the
- * ICRC. */
+/* An RC or UC SEND ONLY, with immediate if @imm (BTH, ImmDt), BTH at @t,
+ * that passes the responder's checks on their commonest path
+ * (resp_send_only(), resp_send_imm()). plain() left room for the ICRC,
+ * not for the ImmDt. Inlined with @imm a constant. */
 static inline __attribute__((always_inline)) bool rx_send_only(struct nic *n, const uint8_t *frame,
-							       size_t len, size_t t)
+							       size_t len, size_t t, bool imm)
 {
 	const uint8_t *bth = frame + t;
-	size_t hdrs = t + WQE_BTH_LEN;
+	size_t hdrs = t + WQE_BTH_LEN + (imm ? (size_t)WQE_IMMDT_LEN : 0);
+	uint8_t uc_op = imm ? WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE : WQE_WIRE_UC_SEND_ONLY;
 	struct resp_send_only s;
 	struct qpc *q;
 	uint32_t padcnt;
 
+	if (imm && len < hdrs + WQE_ICRC_LEN)
+		return false;
 	padcnt = (bth[1] >> 4) & 3u;
 	s.len = (uint32_t)(len - hdrs - WQE_ICRC_LEN);
 	if (padcnt > s.len || !sums_ok(frame, len, t))
 		return false;
 	s.len -= padcnt;
-	q = plain_qp(n, frame, t, bth[0] == WQE_WIRE_UC_SEND_ONLY ? WQE_QPT_UC : WQE_QPT_RC);
+	q = plain_qp(n, frame, t, bth[0] == uc_op ? WQE_QPT_UC : WQE_QPT_RC);
 	if (!q)
 		return false;
 	s.psn = get_be24(bth + 9);
 	s.ackreq = (bth[8] & 0x80u) != 0;
 	s.se = (bth[1] & 0x80u) != 0;
 	s.payload = frame + hdrs;
-	if (!resp_send_only(n, q, &s))
+	if (imm)
+		s.imm = get_be32(bth + WQE_BTH_LEN);
+	if (!(imm ? resp_send_imm(n, q, &s) : resp_send_only(n, q, &s)))
 		return false;
 	n->fast_rx++;
 	n->fast_rx_sends++;
+	if (imm)
+		n->fast_rx_imm++;
 	n->rx_accepted++;
 	q->eng->rx_requests++;
 	return true;
@@ -293,10 +308,16 @@ static inline __attribute__((always_inline)) bool rx_fast_at(struct nic *n, cons
 		return rx_acknowledge(n, frame, len, t);
 	case WQE_WIRE_RC_RDMA_WRITE_ONLY:
 	case WQE_WIRE_UC_RDMA_WRITE_ONLY:
-		return rx_write_only(n, frame, len, t);
+		return rx_write_only(n, frame, len, t, false);
+	case WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE:
+	case WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE:
+		return rx_write_only(n, frame, len, t, true);
 	case WQE_WIRE_RC_SEND_ONLY:
 	case WQE_WIRE_UC_SEND_ONLY:
-		return rx_send_only(n, frame, len, t);
+		return rx_send_only(n, frame, len, t, false);
+	case WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE:
+	case WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE:
+		return rx_send_only(n, frame, len, t, true);
 	default:
 		return false;
 	}

@@ -5,8 +5,8 @@
  * one SGE, inline or no payload, straight from the ring's bytes
  * (requester.c send_simple()), the receive path's WRITE ONLY straight to
  * its placement (rx.c rx_write_only()), its SEND ONLY straight to the
- * receive WQE (rx_send_only()) and its ACKNOWLEDGE straight to the
- * completer (rx_acknowledge()). One seeded workload (every operation,
+ * receive WQE (rx_send_only()), each with or without an immediate, and its
+ * ACKNOWLEDGE straight to the completer (rx_acknowledge()). One seeded workload (every operation,
  * immediates, one and several SGEs, inline, fences, READs, sizes from 0
  * bytes to three MTUs, RC and UC, frames dropped, duplicated, reordered,
  * delayed and corrupted by a fault link, retransmissions on a clock the
@@ -399,6 +399,7 @@ static void twin(enum wqe_qp_type t, enum wqe_mtu mtu)
 	CHECK(fast.fast_rx > 100);
 	CHECK(fast.fast_rx_acks > 100 || t == WQE_QPT_UC);
 	CHECK(fast.fast_rx_sends > 100);
+	CHECK(fast.fast_rx_imm > 10);
 	if (test_format() == WQE_FORMAT_MLX5) {
 		CHECK(fast.fast_tx > 100);
 		CHECK(fast.fast_tx_inline > 10);

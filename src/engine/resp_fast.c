@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The responder's fast paths (responder.h: resp_write_only(),
+ * resp_write_imm(), resp_send_only(), resp_send_imm()): an RDMA WRITE ONLY
+ * or a SEND ONLY, with or without an immediate, that passes every check
+ * resp_rx() makes of it is taken in one step, leaving what resp_rx() would
+ * leave (responder.c, which says what each check is for); any other is
+ * left, with nothing changed, to resp_rx(). The receive fast path (rx.c)
+ * hands them the fields of the frame it read in place.
+ */
+#include "common/mem.h"
+#include "engine/resp_int.h"
+#include "engine/responder.h"
+
+/* The states resp_rx() takes an accepted WRITE ONLY through (RC: and
+ * ACKNOWLEDGE; UC is done after EXECUTE). */
+#define WRITE_ONLY_PATH                                                                            \
+	(1u << RS_CHK_PSN | 1u << RS_CHK_OP_SEQ | 1u << RS_CHK_OP_VALID | 1u << RS_CHK_RESOURCE |  \
+	 1u << RS_CHK_LENGTH | 1u << RS_CHK_RKEY | 1u << RS_EXECUTE)
+
+/* The states resp_rx() takes an accepted SEND ONLY through: WRITE ONLY's,
+ * then COMPLETE for its receive WQE (RC: then ACKNOWLEDGE; UC is done).
+ * A lost CQE adds ERROR. */
+#define SEND_ONLY_PATH (WRITE_ONLY_PATH | 1u << RS_COMPLETE)
+
+/* A WRITE ONLY with immediate: WRITE ONLY's states, its receive WQE taken
+ * in CHK_RESOURCE (no state of its own), then COMPLETE, since
+ * completes_wqe(): SEND ONLY's, with ACKNOWLEDGE and ERROR as there. */
+#define WRITE_IMM_PATH (WRITE_ONLY_PATH | 1u << RS_COMPLETE)
+
+/* A SEND ONLY with immediate: SEND ONLY's (the ImmDt adds no check). */
+#define SEND_IMM_PATH SEND_ONLY_PATH
+
+/*
+ * What accepted() and the checks before it leave for a one-packet message
+ * of @len bytes at @psn taken by a fast path, once its bytes are placed:
+ * the request and message counted, the next PSN expected, @path the
+ * states resp_rx() would have gone through up to here.
+ */
+static void only_accepted(const struct qpc *q, struct eng_resp *r, uint32_t psn, uint32_t len,
+			  uint32_t path)
+{
+	r->stats.requests++;
+	if (q->type == WQE_QPT_RC)
+		r->sent_psn_nak = false;
+	r->stats.bytes_placed += len;
+	r->msn = (r->msn + 1) & RESP_PSN_MASK;
+	r->stats.messages++;
+	r->epsn = (psn + 1) & RESP_PSN_MASK;
+	r->ack_psn = r->epsn;
+	r->last_path = path;
+}
+
+/* acknowledge() for such a message: RC owes an ACK if it asked for one. */
+static void only_acknowledge(struct nic *n, struct qpc *q, struct eng_resp *r, uint32_t psn,
+			     bool ackreq)
+{
+	if (q->type != WQE_QPT_RC)
+		return;
+	r->last_path |= 1u << RS_ACKNOWLEDGE;
+	if (ackreq)
+		resp_ack_later(n, q, psn);
+}
+
+/* complete() for such a message: the receive CQE (@ok) of the WQE at @ctr
+ * written, the WQE retired; false if the CQ overran. Inlined: @ok is
+ * mostly constants. */
+static inline __attribute__((always_inline)) bool only_complete(struct qpc *q, uint32_t ctr,
+								const struct resp_recv_ok *ok)
+{
+	struct cqe e;
+
+	resp_cqe_init(&e, q, ctr, WQE_WC_SUCCESS);
+	resp_cqe_success(&e, ok);
+	return resp_rq_retire(q, ctr, &e);
+}
+
+/*
+ * resp_rx()'s path for a WRITE ONLY (with immediate if @imm) that passes
+ * every check, in one step: chk_psn() (in sequence; UC not dropping),
+ * chk_op_seq() (no message open), chk_op_valid() (REMOTE_WRITE; a QP still
+ * in RTR goes the general way, which raises COMM_EST), @imm: chk_resource()
+ * (no receive WQE held, one posted that decodes), chk_length(), chk_write()
+ * (the payload is the whole RETH length, the rkey covers it), exec_write(),
+ * accepted(), @imm: complete() (RECV_RDMA_WITH_IMM, byte_len the RETH
+ * length), acknowledge(), and for a lost CQE enter_error(). Inlined with
+ * @imm a constant.
+ */
+static inline __attribute__((always_inline)) bool
+write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w, bool imm)
+{
+	struct eng_resp *r = &q->eng->resp;
+	uint8_t *host = NULL;
+	struct resp_plan pl;
+	bool cqe_ok = true;
+
+	if (w->psn != r->epsn || r->open != RESP_OPEN_NONE || q->state == WQE_QPS_RTR ||
+	    (q->type == WQE_QPT_UC && r->drop_msg) || !(q->access & WQE_ACCESS_REMOTE_WRITE) ||
+	    w->len > resp_mtu(q) || w->dma_len > RESP_MAX_MSG || w->len != w->dma_len ||
+	    (w->len && keys_check(&n->keys, w->rkey, true, q->pd, w->va, w->len,
+				  WQE_ACCESS_REMOTE_WRITE, &host) != KEY_OK))
+		return false;
+	/* Nothing is placed in the receive WQE: a plan of no bytes takes it
+	 * and decodes it, as chk_resource() does. */
+	if (imm && (r->wqe.valid || !resp_rq_plan_only(n, q, 0, &pl)))
+		return false;
+	if (w->len)
+		mem_copy(host, w->payload, w->len);
+	r->wr.va = w->va + w->len;
+	r->wr.rkey = w->rkey;
+	r->wr.len = w->dma_len;
+	r->wr.resid = 0;
+	only_accepted(q, r, w->psn, w->len, imm ? WRITE_IMM_PATH : WRITE_ONLY_PATH);
+	if (imm) {
+		const struct resp_recv_ok ok = {.byte_len = w->dma_len,
+						.imm = w->imm,
+						.write_imm = true,
+						.has_imm = true,
+						.se = w->se};
+
+		cqe_ok = only_complete(q, pl.ctr, &ok);
+	}
+	only_acknowledge(n, q, r, w->psn, w->ackreq);
+	if (__builtin_expect(!cqe_ok, 0))
+		resp_only_cqe_lost(n, q);
+	return true;
+}
+
+bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w)
+{
+	return write_only(n, q, w, false);
+}
+
+bool resp_write_imm(struct nic *n, struct qpc *q, const struct resp_write_only *w)
+{
+	return write_only(n, q, w, true);
+}
+
+/*
+ * resp_rx()'s path for a SEND ONLY (with immediate if @imm) that passes
+ * every check, in one step: chk_psn() (in sequence; UC not dropping),
+ * chk_op_seq() (no message open, so no receive WQE held), chk_op_valid()
+ * (a QP still in RTR goes the general way, which raises COMM_EST),
+ * chk_resource() (a WQE posted that decodes), chk_length(), exec_send()
+ * (its SGEs take the payload: planned before anything changes),
+ * accepted(), complete(), acknowledge(), and for a lost CQE
+ * enter_error(). Inlined with @imm a constant.
+ */
+static inline __attribute__((always_inline)) bool
+send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s, bool imm)
+{
+	struct eng_resp *r = &q->eng->resp;
+	const struct resp_recv_ok ok = {
+	    .byte_len = s->len, .imm = imm ? s->imm : 0, .has_imm = imm, .se = s->se};
+	struct resp_plan pl;
+	bool cqe_ok;
+
+	if (s->psn != r->epsn || r->open != RESP_OPEN_NONE || r->wqe.valid ||
+	    q->state == WQE_QPS_RTR || (q->type == WQE_QPT_UC && r->drop_msg) ||
+	    s->len > resp_mtu(q) || !resp_rq_plan_only(n, q, s->len, &pl))
+		return false;
+	resp_rq_place_only(&pl, s->payload, s->len);
+	only_accepted(q, r, s->psn, s->len, imm ? SEND_IMM_PATH : SEND_ONLY_PATH);
+	cqe_ok = only_complete(q, pl.ctr, &ok);
+	only_acknowledge(n, q, r, s->psn, s->ackreq);
+	if (__builtin_expect(!cqe_ok, 0))
+		resp_only_cqe_lost(n, q);
+	return true;
+}
+
+bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s)
+{
+	return send_only(n, q, s, false);
+}
+
+bool resp_send_imm(struct nic *n, struct qpc *q, const struct resp_send_only *s)
+{
+	return send_only(n, q, s, true);
+}
