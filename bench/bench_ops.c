@@ -2,7 +2,8 @@
 /*
  * bench_ops - small RC messages by operation between two QPs of two
  * contexts in one process over the loopback link, one thread: a 64-byte
- * RDMA WRITE, a 64-byte SEND, and the same two with 16 bytes inline.
+ * RDMA WRITE, a 64-byte SEND, the same two with 16 bytes inline, and the
+ * two 64-byte ones with an immediate.
  * Millions of messages per second, and each rate against the 64-byte
  * WRITE's measured in the same rounds.
  *
@@ -10,13 +11,14 @@
  * (a receive WQE taken, placed through its lkey and completed, and the
  * application reposting it) and that an inline payload, read from the WQE
  * with no lkey to check, costs no more than one read through a key. The
- * engine's fast paths cover all four (docs/architecture.md), so a row
+ * engine's fast paths cover all six (docs/architecture.md), so a row
  * that falls far behind the others means one of them stopped taking its
  * shape.
  *
  * The loop: post a chain of 64 messages (the last one signaled) whenever
  * fewer than two chains are outstanding; wqe_progress() on A and on B;
- * wqe_poll_cq() on A's send CQ and, for a SEND, on B's receive CQ,
+ * wqe_poll_cq() on A's send CQ and, for an operation that takes a receive
+ * WQE (a SEND, a WRITE with immediate), on B's receive CQ,
  * reposting each receive WQE it completes (256 are kept posted, each a
  * 64-byte buffer).
  */
@@ -26,7 +28,7 @@
 
 #include "bench.h"
 
-#define NCASES 4
+#define NCASES 6
 #define CHAIN 64u
 #define RECVS 256u
 #define ROUNDS 5
@@ -45,6 +47,8 @@ static const struct ops_case cases[NCASES] = {
 	{"64 B SEND", "send64", WQE_WR_SEND, 64, 0},
 	{"16 B RDMA WRITE, inline", "write16i", WQE_WR_RDMA_WRITE, 16, 1},
 	{"16 B SEND, inline", "send16i", WQE_WR_SEND, 16, 1},
+	{"64 B RDMA WRITE with immediate", "writeimm64", WQE_WR_RDMA_WRITE_WITH_IMM, 64, 0},
+	{"64 B SEND with immediate", "sendimm64", WQE_WR_SEND_WITH_IMM, 64, 0},
 };
 
 struct ops {
@@ -77,6 +81,7 @@ static void build_chain(struct ops *o, const struct ops_case *c)
 		w->opcode = c->opcode;
 		w->send_flags = (i + 1 == CHAIN ? WQE_SEND_SIGNALED : 0) |
 				(c->inline_data ? WQE_SEND_INLINE : 0);
+		w->imm_data = 0x04030201u + i;
 		w->wr.rdma.remote_addr = (uintptr_t)o->p.b.buf;
 		w->wr.rdma.rkey = o->p.b.mr->rkey;
 		w->next = i + 1 < CHAIN ? &o->wr[i + 1] : NULL;
@@ -147,7 +152,7 @@ static BENCH_NOINLINE uint64_t ops_run(struct ops *o, const struct ops_case *c,
 	uint64_t done = 0, posted = 0, received = 0, t0 = bench_now_ns();
 	uint32_t out = 0;
 	struct wqe_wc wc[16];
-	int stop = 0, send = c->opcode == WQE_WR_SEND;
+	int stop = 0, send = c->opcode != WQE_WR_RDMA_WRITE; /* takes a receive WQE */
 
 	build_chain(o, c);
 	while (!stop || out) {
@@ -208,7 +213,8 @@ int main(int argc, char **argv)
 	char machine[256];
 	uint32_t num;
 	static const struct bench_usage usage = {
-	    "[--callgrind | --profile CASE]  (CASE: 0 write64, 1 send64, 2 write16i, 3 send16i)",
+	    "[--callgrind | --profile CASE]  (CASE: 0 write64, 1 send64, 2 write16i, 3 send16i, "
+	    "4 writeimm64, 5 sendimm64)",
 	    BENCH_NUM_NONE, BENCH_NUM_REQUIRED};
 	enum bench_mode mode = bench_args(argc, argv, &usage, &num);
 
@@ -233,7 +239,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NCASES; i++) { /* warm up, and check the bytes arrived */
 		memset(o.p.b.buf, 0, 64);
 		ops_run(&o, &cases[i], 0, RUN_NS / 10, &ns);
-		if (cases[i].opcode == WQE_WR_RDMA_WRITE && memcmp(o.p.a.buf, o.p.b.buf, cases[i].len))
+		if ((cases[i].opcode == WQE_WR_RDMA_WRITE ||
+		     cases[i].opcode == WQE_WR_RDMA_WRITE_WITH_IMM) &&
+		    memcmp(o.p.a.buf, o.p.b.buf, cases[i].len))
 			die("the destination does not hold the source's bytes");
 	}
 	bench_allocs_get(&a0);
