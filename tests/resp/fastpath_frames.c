@@ -350,22 +350,18 @@ bool frame_apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 	case E_NONE:
 	case E_OVER_MTU:
 	case E_ZERO_LEN:
-		break;
 	/* the responder's state: the test's */
 	case E_QP_RTR:
 	case E_SEND_OPEN:
 	case E_WRITE_OPEN:
 	case E_UC_DROPPING:
-		break;
 	case E_AFTER_PSN_NAK:
 	case E_NO_REMOTE_WRITE:
 	case E_QP_ERR:
-		break;
 	case E_RQ_EMPTY:
 	case E_RQ_BAD_LKEY:
 	case E_RQ_BAD_SGE2:
 	case E_RQ_SMALL:
-		break;
 	case E_RQ_EXACT:
 	case E_RQ_MALFORMED:
 	case E_RQ_SGES:
