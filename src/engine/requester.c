@@ -465,13 +465,27 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
  */
 static int send_simple(struct nic *n, struct qpc *q)
 {
-	/* ONLY packets by transport (RC, UC), operation (SEND, WRITE) and
-	 * immediate (without, with). */
-	static const uint8_t only[2][2][2] = {
-	    {{WQE_WIRE_RC_SEND_ONLY, WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE},
-	     {WQE_WIRE_RC_RDMA_WRITE_ONLY, WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE}},
-	    {{WQE_WIRE_UC_SEND_ONLY, WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE},
-	     {WQE_WIRE_UC_RDMA_WRITE_ONLY, WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE}}};
+	/* By the four operations wqe_decode_simple() gives: the ONLY packet
+	 * on RC and on UC, the headers after the BTH, and whether the BTH SE
+	 * bit follows the WQE's solicited flag (SEND and WRITE with
+	 * immediate, packetize.c bth_of()). */
+	static const struct {
+		uint8_t only[2];
+		bool reth, immdt, se;
+	} shape[WQE_OP_COUNT] = {
+	    [WQE_OP_SEND] = {.only = {WQE_WIRE_RC_SEND_ONLY, WQE_WIRE_UC_SEND_ONLY}, .se = true},
+	    [WQE_OP_SEND_WITH_IMM] = {.only = {WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE,
+					       WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE},
+				      .immdt = true,
+				      .se = true},
+	    [WQE_OP_RDMA_WRITE] = {.only = {WQE_WIRE_RC_RDMA_WRITE_ONLY,
+					    WQE_WIRE_UC_RDMA_WRITE_ONLY},
+				   .reth = true},
+	    [WQE_OP_RDMA_WRITE_WITH_IMM] = {.only = {WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+						     WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE},
+					    .reth = true,
+					    .immdt = true,
+					    .se = true}};
 	struct eng_req *r = &q->eng->req;
 	const struct wqe_pktz_tmpl *t = &n->req_tmpl;
 	uint32_t padcnt, hlen, start = r->fetch;
@@ -497,8 +511,8 @@ static int send_simple(struct nic *n, struct qpc *q)
 	if (!pktz_tmpl_fits(t, q->av.tclass, q->av.hop_limit, q->av.flow_label, q->av.dmac,
 			    n->port.mac, nic_port_gid(n, q->av.sgid_index), &q->av.dgid))
 		return 0;
-	write = s.op == WQE_OP_RDMA_WRITE || s.op == WQE_OP_RDMA_WRITE_WITH_IMM;
-	imm = s.op == WQE_OP_RDMA_WRITE_WITH_IMM || s.op == WQE_OP_SEND_WITH_IMM;
+	write = shape[s.op].reth;
+	imm = shape[s.op].immdt;
 	hlen = WQE_BTH_LEN + (write ? WQE_RETH_LEN : 0u) + (imm ? WQE_IMMDT_LEN : 0u);
 	padcnt = (0u - s.length) & 3u;
 	buf = nic_tx_buf(n);
@@ -510,8 +524,8 @@ static int send_simple(struct nic *n, struct qpc *q)
 	{
 		/* SE on a solicited SEND or WRITE with immediate, AckReq on
 		 * every RC packet that ends a message (packetize.c bth_of()). */
-		struct wqe_bth bth = {.opcode = only[q->type == WQE_QPT_UC][write][imm],
-				      .se = (!write || imm) && s.solicited,
+		struct wqe_bth bth = {.opcode = shape[s.op].only[q->type == WQE_QPT_UC],
+				      .se = shape[s.op].se && s.solicited,
 				      .padcnt = (uint8_t)padcnt,
 				      .pkey = nic_qp_pkey(n, q),
 				      .destqp = q->dest_qpn & 0xffffffu,
@@ -529,6 +543,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 		struct wqe_immdt immdt = {.imm = s.imm};
 
 		b += wqe_immdt_encode(&immdt, b, WQE_IMMDT_LEN);
+		n->fast_tx_imm++;
 	}
 	if (s.length)
 		mem_copy(b, src, s.length);
@@ -539,7 +554,6 @@ static int send_simple(struct nic *n, struct qpc *q)
 	n->tx_qpn = 0;
 	n->tx_counter = 0;
 	n->fast_tx++;
-	n->fast_tx_imm += imm;
 	r->ip_id++;
 	r->stalled = false;
 	r->msg.wqes_fetched++;
