@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
+#define _DEFAULT_SOURCE /* IP_RECVTOS, CMSG_* */
 #include "udp_pair.h"
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include "wqe/wire.h" /* WQE_ROCEV2_PORT */
 
 /* 127.X.Y: X and Y from the process id. */
 static void test_net(uint8_t *x, uint8_t *y)
@@ -212,4 +218,45 @@ void upair_spin(struct upair *p, int rounds)
 int upair_wait(struct upair *p, struct wqe_cq *cq, int n, struct wqe_wc *wc, double seconds)
 {
 	return test_wait_cq(p->a.ctx, p->b.ctx, cq, n, wc, seconds);
+}
+
+/* A plain socket on 127.X.Y.3 port 4791, reporting TOS and TTL. */
+int udp_plain_socket(union wqe_gid *gid)
+{
+	struct sockaddr_in me = {.sin_family = AF_INET, .sin_port = htons(WQE_ROCEV2_PORT)};
+	char a3[16];
+	int one = 1, fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	udp_test_addr(3, a3);
+	inet_pton(AF_INET, a3, &me.sin_addr);
+	CHECK(fd >= 0);
+	CHECK_EQ(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
+	CHECK_EQ(setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one)), 0);
+	CHECK_EQ(setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)), 0);
+	udp_test_gid(3, gid);
+	return fd;
+}
+
+/* One datagram from @fd: its length (-1: none), TOS and TTL. */
+ssize_t udp_plain_recv(int fd, uint8_t *buf, size_t cap, int *tos, int *ttl)
+{
+	union {
+		char b[256];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {buf, cap};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.b,
+			    .msg_controllen = sizeof(ctl.b)};
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
+
+	*tos = *ttl = -1;
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS)
+			*tos = *CMSG_DATA(c);
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL)
+			memcpy(ttl, CMSG_DATA(c), sizeof(*ttl));
+	}
+	return n;
 }

@@ -11,6 +11,8 @@
 #ifndef WQE_TEST_UDP_PAIR_H
 #define WQE_TEST_UDP_PAIR_H
 
+#include <sys/types.h> /* ssize_t */
+
 #include "wqe/link.h"
 #include "wqe/verbs.h"
 
@@ -41,6 +43,13 @@ struct upair {
 void udp_test_addr(unsigned host, char *out);
 /* The same address as a GID: ::ffff:127.X.Y.@host. */
 void udp_test_gid(unsigned host, union wqe_gid *g);
+
+/* A plain UDP socket (non-blocking) bound to 127.X.Y.3 port 4791 that
+ * reports each datagram's TOS and TTL; its address as a GID in @gid. */
+int udp_plain_socket(union wqe_gid *gid);
+/* One datagram from @fd into @buf: its length (-1: none waiting), its TOS
+ * and TTL in @tos and @ttl (-1 if not reported). */
+ssize_t udp_plain_recv(int fd, uint8_t *buf, size_t cap, int *tos, int *ttl);
 
 /*
  * An endpoint on a new UDP link bound to 127.X.Y.@host: context (GID
