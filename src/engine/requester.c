@@ -454,13 +454,13 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 /*
  * The fast path: the commonest WQE (wqe_decode_simple(): a one-block RDMA
  * WRITE or SEND, with or without an immediate, with one SGE, inline data
- * or no payload, RC or UC) whose message is
- * one packet, on the path the request template holds, when no fence holds
- * it. The same frame, counters, completion and state as fetch(), check()
- * and send_wqe() give it, without the general WQE description, packetizer
- * and header builder in between (tests/e2e/test_fastpath.c runs the two
- * side by side and compares them frame by frame). Anything else
- * (including a WQE that would fail a check) goes the general way.
+ * or no payload, RC or UC) whose message is one packet, on the path the
+ * request template holds, when no fence holds it. The same frame,
+ * counters, completion and state as fetch(), check() and send_wqe() give
+ * it, without the general WQE description, packetizer and header builder
+ * in between (tests/e2e/test_fastpath.c runs the two side by side and
+ * compares them frame by frame). Anything else (including a WQE that
+ * would fail a check) goes the general way.
  * Returns 1 if the WQE at r->fetch was sent, 0 if it was not touched.
  */
 static int send_simple(struct nic *n, struct qpc *q)
