@@ -327,7 +327,9 @@ static int next_from_tmpl(struct wqe_pktz *z, uint8_t *buf, size_t cap, size_t *
 	b = buf + t->len;
 	bth.padcnt = (uint8_t)padcnt;
 	b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);
-	fill_ext(z, &x);
+	/* A MIDDLE or LAST packet has none: nothing to fill. */
+	if (info.hdrs & REQ_EXT_HDRS)
+		fill_ext(z, &x);
 	/* In the order of the header bits, as the builder writes them. */
 	if (info.hdrs & WQE_HDR_DETH)
 		b += wqe_deth_encode(&x.deth, b, WQE_DETH_LEN);
