@@ -91,13 +91,17 @@ static bool complete_head(struct qpc *q, enum wqe_wc_status st)
 {
 	struct eng_req *r = &q->eng->req;
 	struct inflight *f = head(q->eng);
-	struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
-			.opcode = (uint8_t)wc_opcode_of((enum wqe_op)f->op),
-			.byte_len = (uint32_t)f->len};
 	bool written = true;
 
-	if (st != WQE_WC_SUCCESS || f->signaled)
+	/* The CQE only when one is written: most WQEs of a chain are not
+	 * signaled. */
+	if (st != WQE_WC_SUCCESS || f->signaled) {
+		struct cqe c = {.qpn = q->qpn, .wqe_counter = f->start, .status = (uint8_t)st,
+				.opcode = (uint8_t)wc_opcode_of((enum wqe_op)f->op),
+				.byte_len = (uint32_t)f->len};
+
 		written = nic_push_cqe(q->eng->nic, q->send_cq, &c);
+	}
 	if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
 	    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD)
 		r->rd_atomic--;
