@@ -25,8 +25,8 @@ int pktz_init_here(struct wqe_pktz *z, const struct wqe_desc *d, uint32_t first_
  * UDP source port for a transport part (BTH to ICRC) of @tlen bytes;
  * returns the frame's length, or 0 (nothing of use written) if it would
  * not fit @cap or an IP length. The transport headers start at
- * buf + t->len. pktz_tmpl_seal(): zeroes the pad and writes the ICRC of
- * a frame whose payload is in place.
+ * buf + t->len. pktz_tmpl_seal(): zeroes the pad (@padcnt, 0 to 3) and
+ * writes the ICRC of a frame whose payload is in place.
  */
 static inline bool pktz_tmpl_fits(const struct wqe_pktz_tmpl *t, uint8_t tclass,
 				  uint8_t hop_limit, uint32_t flow_label, const uint8_t dmac[6],
