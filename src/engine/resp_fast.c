@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The responder's fast paths (responder.h: resp_write_only(),
- * resp_write_imm(), resp_send_only(), resp_send_imm()): an RDMA WRITE ONLY
- * or a SEND ONLY, with or without an immediate, that passes every check
- * resp_rx() makes of it is taken in one step, leaving what resp_rx() would
- * leave (responder.c, which says what each check is for); any other is
- * left, with nothing changed, to resp_rx(). The receive fast path (rx.c)
- * hands them the fields of the frame it read in place.
+ * resp_write_imm(), resp_write_first(), resp_write_middle(),
+ * resp_write_last(), resp_send_only(), resp_send_imm()): an RDMA WRITE
+ * packet with no immediate, an RDMA WRITE ONLY with one, or a SEND ONLY,
+ * with or without an immediate, that passes every check resp_rx() makes of
+ * it is taken in one step, leaving what resp_rx() would leave
+ * (responder.c, which says what each check is for); any other is left,
+ * with nothing changed, to resp_rx(). The receive fast path (rx.c) hands
+ * them the fields of the frame it read in place.
  */
 #include "common/mem.h"
 #include "engine/resp_int.h"
 #include "engine/responder.h"
 
 /* The states resp_rx() takes an accepted WRITE ONLY through (RC: and
- * ACKNOWLEDGE; UC is done after EXECUTE). */
+ * ACKNOWLEDGE; UC is done after EXECUTE). A WRITE FIRST, MIDDLE or LAST
+ * with no immediate goes through the same: no receive WQE, no COMPLETE. */
 #define WRITE_ONLY_PATH                                                                            \
 	(1u << RS_CHK_PSN | 1u << RS_CHK_OP_SEQ | 1u << RS_CHK_OP_VALID | 1u << RS_CHK_RESOURCE |  \
 	 1u << RS_CHK_LENGTH | 1u << RS_CHK_RKEY | 1u << RS_EXECUTE)
@@ -32,27 +35,33 @@
 #define SEND_IMM_PATH SEND_ONLY_PATH
 
 /*
- * What accepted() and the checks before it leave for a one-packet message
- * of @len bytes at @psn taken by a fast path, once its bytes are placed:
- * the request and message counted, the next PSN expected, @path the
- * states resp_rx() would have gone through up to here.
+ * What accepted() and the checks before it leave for an RDMA WRITE or SEND
+ * packet of @len payload bytes at @psn taken by a fast path, once its bytes
+ * are placed: the request counted, the message too if the packet @ends it
+ * (LAST, ONLY: the MSN moves on), the next PSN expected, @path the states
+ * resp_rx() would have gone through up to here. Which message is open is
+ * the caller's. Inlined with @ends a constant.
  */
-static void only_accepted(const struct qpc *q, struct eng_resp *r, uint32_t psn, uint32_t len,
-			  uint32_t path)
+static inline __attribute__((always_inline)) void fast_accepted(const struct qpc *q,
+								struct eng_resp *r, uint32_t psn,
+								uint32_t len, uint32_t path,
+								bool ends)
 {
 	r->stats.requests++;
 	if (q->type == WQE_QPT_RC)
 		r->sent_psn_nak = false;
 	r->stats.bytes_placed += len;
-	r->msn = (r->msn + 1) & RESP_PSN_MASK;
-	r->stats.messages++;
+	if (ends) {
+		r->msn = (r->msn + 1) & RESP_PSN_MASK;
+		r->stats.messages++;
+	}
 	r->epsn = (psn + 1) & RESP_PSN_MASK;
 	r->ack_psn = r->epsn;
 	r->last_path = path;
 }
 
-/* acknowledge() for such a message: RC owes an ACK if it asked for one. */
-static void only_acknowledge(struct nic *n, struct qpc *q, struct eng_resp *r, uint32_t psn,
+/* acknowledge() for such a packet: RC owes an ACK if it asked for one. */
+static void fast_acknowledge(struct nic *n, struct qpc *q, struct eng_resp *r, uint32_t psn,
 			     bool ackreq)
 {
 	if (q->type != WQE_QPT_RC)
@@ -76,41 +85,97 @@ static inline __attribute__((always_inline)) bool only_complete(struct qpc *q, u
 }
 
 /*
- * resp_rx()'s path for a WRITE ONLY (with immediate if @imm) that passes
- * every check, in one step: chk_psn() (in sequence; UC not dropping),
- * chk_op_seq() (no message open), chk_op_valid() (REMOTE_WRITE; a QP still
- * in RTR goes the general way, which raises COMM_EST), @imm: chk_resource()
- * (no receive WQE held, one posted that decodes), chk_length(), chk_write()
- * (the payload is the whole RETH length, the rkey covers it), exec_write(),
- * accepted(), @imm: complete() (RECV_RDMA_WITH_IMM, byte_len the RETH
- * length), acknowledge(), and for a lost CQE enter_error(). Inlined with
- * @imm a constant.
+ * The checks chk_length() and chk_write() make of an RDMA WRITE packet of
+ * @role (@w; the QP's @mtu) that passes those before them, and where its
+ * payload goes (*@host, set if it has any). The rkey, PD, REMOTE_WRITE
+ * and bounds of the RETH range are checked on a FIRST or ONLY (none for an
+ * ONLY of length 0); then every packet's own range is checked again, which
+ * on a FIRST or ONLY, within that range through the same key, resolves the
+ * same: one keys_check() serves. A MIDDLE or LAST is checked through the
+ * WRITE in progress (r->wr), as the region may have gone meanwhile.
  */
 static inline __attribute__((always_inline)) bool
-write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w, bool imm)
+write_len_key(struct nic *n, struct qpc *q, const struct resp_write *wr,
+	      const struct resp_write_pkt *w, enum wqe_wire_role role, uint32_t mtu, uint8_t **host)
+{
+	bool reth = role == WQE_ROLE_FIRST || role == WQE_ROLE_ONLY;
+	uint64_t va = reth ? w->va : wr->va;
+	uint32_t rkey = reth ? w->rkey : wr->rkey;
+	uint64_t range = role == WQE_ROLE_FIRST ? w->dma_len : w->len;
+
+	switch (role) {
+	case WQE_ROLE_ONLY:
+		if (w->len > mtu || w->dma_len > RESP_MAX_MSG || w->len != w->dma_len)
+			return false;
+		if (!w->len)
+			return true;
+		break;
+	case WQE_ROLE_FIRST:
+		if (w->len != mtu || w->dma_len > RESP_MAX_MSG || w->len >= w->dma_len)
+			return false;
+		break;
+	case WQE_ROLE_MIDDLE:
+		if (w->len != mtu || w->len >= wr->resid)
+			return false;
+		break;
+	default:
+		if (!w->len || w->len > mtu || w->len != wr->resid)
+			return false;
+		break;
+	}
+	return keys_check(&n->keys, rkey, true, q->pd, va, range, WQE_ACCESS_REMOTE_WRITE, host) ==
+	       KEY_OK;
+}
+
+/*
+ * resp_rx()'s path for an RDMA WRITE packet of @role (ONLY with
+ * immediate if @imm; FIRST, MIDDLE, LAST never @imm) that passes every
+ * check, in one step: chk_psn() (in sequence; UC not dropping),
+ * chk_op_seq() (FIRST, ONLY: no message open; MIDDLE, LAST: a WRITE
+ * open), chk_op_valid() (REMOTE_WRITE, every packet; a QP still in RTR
+ * goes the general way, which raises COMM_EST), @imm: chk_resource() (no
+ * receive WQE held, one posted that decodes), chk_length() and chk_write()
+ * (write_len_key()), exec_write(), accepted() (FIRST opens the WRITE,
+ * LAST and ONLY close it and count the message), @imm: complete()
+ * (RECV_RDMA_WITH_IMM, byte_len the RETH length), acknowledge(), and for a
+ * lost CQE enter_error(). Inlined with @role and @imm constants.
+ */
+static inline __attribute__((always_inline)) bool write_pkt(struct nic *n, struct qpc *q,
+							    const struct resp_write_pkt *w,
+							    enum wqe_wire_role role, bool imm)
 {
 	struct eng_resp *r = &q->eng->resp;
+	bool reth = role == WQE_ROLE_FIRST || role == WQE_ROLE_ONLY;
+	bool ends = role == WQE_ROLE_LAST || role == WQE_ROLE_ONLY;
 	uint8_t *host = NULL;
 	struct resp_plan pl;
 	bool cqe_ok = true;
 
-	if (w->psn != r->epsn || r->open != RESP_OPEN_NONE || q->state == WQE_QPS_RTR ||
-	    (q->type == WQE_QPT_UC && r->drop_msg) || !(q->access & WQE_ACCESS_REMOTE_WRITE) ||
-	    w->len > resp_mtu(q) || w->dma_len > RESP_MAX_MSG || w->len != w->dma_len ||
-	    (w->len && keys_check(&n->keys, w->rkey, true, q->pd, w->va, w->len,
-				  WQE_ACCESS_REMOTE_WRITE, &host) != KEY_OK))
+	if (w->psn != r->epsn || r->open != (reth ? RESP_OPEN_NONE : RESP_OPEN_WRITE) ||
+	    q->state == WQE_QPS_RTR || (q->type == WQE_QPT_UC && r->drop_msg) ||
+	    !(q->access & WQE_ACCESS_REMOTE_WRITE) ||
+	    !write_len_key(n, q, &r->wr, w, role, resp_mtu(q), &host))
 		return false;
 	/* Nothing is placed in the receive WQE: a plan of no bytes takes it
 	 * and decodes it, as chk_resource() does. */
 	if (imm && (r->wqe.valid || !resp_rq_plan_only(n, q, 0, &pl)))
 		return false;
-	if (w->len)
+	if (role != WQE_ROLE_ONLY || w->len)
 		mem_copy(host, w->payload, w->len);
-	r->wr.va = w->va + w->len;
-	r->wr.rkey = w->rkey;
-	r->wr.len = w->dma_len;
-	r->wr.resid = 0;
-	only_accepted(q, r, w->psn, w->len, imm ? WRITE_IMM_PATH : WRITE_ONLY_PATH);
+	if (reth) {
+		r->wr.va = w->va + w->len;
+		r->wr.rkey = w->rkey;
+		r->wr.len = w->dma_len;
+		r->wr.resid = role == WQE_ROLE_ONLY ? 0 : w->dma_len - w->len;
+	} else {
+		r->wr.va += w->len;
+		r->wr.resid -= w->len;
+	}
+	if (role == WQE_ROLE_FIRST)
+		r->open = RESP_OPEN_WRITE;
+	else if (role == WQE_ROLE_LAST)
+		r->open = RESP_OPEN_NONE;
+	fast_accepted(q, r, w->psn, w->len, imm ? WRITE_IMM_PATH : WRITE_ONLY_PATH, ends);
 	if (imm) {
 		const struct resp_recv_ok ok = {.byte_len = w->dma_len,
 						.imm = w->imm,
@@ -120,20 +185,35 @@ write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w, bool i
 
 		cqe_ok = only_complete(q, pl.ctr, &ok);
 	}
-	only_acknowledge(n, q, r, w->psn, w->ackreq);
+	fast_acknowledge(n, q, r, w->psn, w->ackreq);
 	if (__builtin_expect(!cqe_ok, 0))
 		resp_only_cqe_lost(n, q);
 	return true;
 }
 
-bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w)
+bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_pkt *w)
 {
-	return write_only(n, q, w, false);
+	return write_pkt(n, q, w, WQE_ROLE_ONLY, false);
 }
 
-bool resp_write_imm(struct nic *n, struct qpc *q, const struct resp_write_only *w)
+bool resp_write_imm(struct nic *n, struct qpc *q, const struct resp_write_pkt *w)
 {
-	return write_only(n, q, w, true);
+	return write_pkt(n, q, w, WQE_ROLE_ONLY, true);
+}
+
+bool resp_write_first(struct nic *n, struct qpc *q, const struct resp_write_pkt *w)
+{
+	return write_pkt(n, q, w, WQE_ROLE_FIRST, false);
+}
+
+bool resp_write_middle(struct nic *n, struct qpc *q, const struct resp_write_pkt *w)
+{
+	return write_pkt(n, q, w, WQE_ROLE_MIDDLE, false);
+}
+
+bool resp_write_last(struct nic *n, struct qpc *q, const struct resp_write_pkt *w)
+{
+	return write_pkt(n, q, w, WQE_ROLE_LAST, false);
 }
 
 /*
@@ -160,9 +240,9 @@ send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s, bool imm
 	    s->len > resp_mtu(q) || !resp_rq_plan_only(n, q, s->len, &pl))
 		return false;
 	resp_rq_place_only(&pl, s->payload, s->len);
-	only_accepted(q, r, s->psn, s->len, imm ? SEND_IMM_PATH : SEND_ONLY_PATH);
+	fast_accepted(q, r, s->psn, s->len, imm ? SEND_IMM_PATH : SEND_ONLY_PATH, true);
 	cqe_ok = only_complete(q, pl.ctr, &ok);
-	only_acknowledge(n, q, r, s->psn, s->ackreq);
+	fast_acknowledge(n, q, r, s->psn, s->ackreq);
 	if (__builtin_expect(!cqe_ok, 0))
 		resp_only_cqe_lost(n, q);
 	return true;

@@ -3,7 +3,8 @@
  * resp_int.h - what the responder's files share: the per-packet context,
  * data placement and the receive queue (resp_place.c), responder resources
  * and atomics (resp_res.c), and the frames it sends (resp_reply.c), with
- * the fast paths for one-packet messages (resp_fast.c).
+ * the fast paths for one-packet messages and the packets of an RDMA WRITE
+ * (resp_fast.c).
  */
 #ifndef WQE_ENGINE_RESP_INT_H
 #define WQE_ENGINE_RESP_INT_H

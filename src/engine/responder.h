@@ -187,8 +187,18 @@ void resp_rx(struct nic *n, struct qpc *q, const struct wqe_pkt *p);
  * its flag, solicited if @se. One of length 0 names no memory: no rkey is
  * checked. A CQ overrun is taken as resp_rx() takes it (the QP goes to
  * ERR). resp_write_only() reads neither @se nor @imm.
+ *
+ * resp_write_first(), resp_write_middle(), resp_write_last(): the same for
+ * the packets of a longer RDMA WRITE with no immediate (UC not dropping a
+ * message either). FIRST: no message open, exactly one MTU of payload,
+ * less than the RETH length (at most 2^31), the rkey good for the whole
+ * RETH range; the WRITE is then open. MIDDLE: the WRITE open, exactly one
+ * MTU, less than what remains of it; LAST: the WRITE open, what remains of
+ * it (1 to MTU bytes), which closes and counts the message. MIDDLE and
+ * LAST check the rkey again for their own bytes and read only @psn,
+ * @ackreq, @payload and @len; none reads @se or @imm.
  */
-struct resp_write_only {
+struct resp_write_pkt {
 	uint32_t psn;
 	bool ackreq;
 	bool se; /* resp_write_imm() */
@@ -199,8 +209,11 @@ struct resp_write_only {
 	const uint8_t *payload;
 	uint32_t len;
 };
-bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_only *w);
-bool resp_write_imm(struct nic *n, struct qpc *q, const struct resp_write_only *w);
+bool resp_write_only(struct nic *n, struct qpc *q, const struct resp_write_pkt *w);
+bool resp_write_imm(struct nic *n, struct qpc *q, const struct resp_write_pkt *w);
+bool resp_write_first(struct nic *n, struct qpc *q, const struct resp_write_pkt *w);
+bool resp_write_middle(struct nic *n, struct qpc *q, const struct resp_write_pkt *w);
+bool resp_write_last(struct nic *n, struct qpc *q, const struct resp_write_pkt *w);
 
 /*
  * A SEND ONLY (no immediate, no invalidate) for an RC or UC @q that passed

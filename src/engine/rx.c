@@ -113,16 +113,17 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 
 /*
  * The fast receive paths take the commonest frames (RC/UC RDMA WRITE ONLY
- * and SEND ONLY, each with or without an immediate, no invalidate; RC
- * ACKNOWLEDGE) in the form the NIC itself sends them: untagged IPv4 with
- * no options, not fragmented, or untagged IPv6 with no extension header;
- * no UDP checksum, nothing after the IP packet, BTH version 0. They read
- * the frame where wqe_pkt_parse() and filter() would and leave the same
- * counters and state as the general path (tests/e2e/test_fastpath.c runs
- * both and compares, over IPv4 and over IPv6;
- * tests/resp/test_fastpath_edges.c compares them frame by frame at the
- * edges). A frame they do not take, with nothing changed, goes the
- * general path, which says why it is dropped, if it is.
+ * and SEND ONLY, each with or without an immediate, no invalidate; RC/UC
+ * RDMA WRITE FIRST, MIDDLE and LAST with no immediate; RC ACKNOWLEDGE) in
+ * the form the NIC itself sends them: untagged IPv4 with no options, not
+ * fragmented, or untagged IPv6 with no extension header; no UDP checksum,
+ * nothing after the IP packet, BTH version 0. They read the frame where
+ * wqe_pkt_parse() and filter() would and leave the same counters and
+ * state as the general path (tests/e2e/test_fastpath.c runs both and
+ * compares, over IPv4 and over IPv6; tests/resp/test_fastpath_edges.c
+ * compares them frame by frame at the edges). A frame they do not take,
+ * with nothing changed, goes the general path, which says why it is
+ * dropped, if it is.
  *
  * plain(): the frame (@len bytes, at least 14), whose EtherType says the
  * BTH is at @t (V4_TRANSPORT or V6_TRANSPORT), has that form up to the
@@ -185,41 +186,80 @@ plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 	return q;
 }
 
-/* An RC or UC RDMA WRITE ONLY, with immediate if @imm (BTH, RETH, ImmDt),
- * BTH at @t, that passes the responder's checks on their commonest path
- * (resp_write_only(), resp_write_imm()). Inlined with @imm a constant. */
-static inline __attribute__((always_inline)) bool rx_write_only(struct nic *n, const uint8_t *frame,
-								size_t len, size_t t, bool imm)
+/* The UC opcode of an RDMA WRITE packet of @role (ONLY with immediate if
+ * @imm). */
+static inline __attribute__((always_inline)) uint8_t uc_write_op(enum wqe_wire_role role, bool imm)
+{
+	switch (role) {
+	case WQE_ROLE_FIRST:
+		return WQE_WIRE_UC_RDMA_WRITE_FIRST;
+	case WQE_ROLE_MIDDLE:
+		return WQE_WIRE_UC_RDMA_WRITE_MIDDLE;
+	case WQE_ROLE_LAST:
+		return WQE_WIRE_UC_RDMA_WRITE_LAST;
+	default:
+		return imm ? WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE
+			   : WQE_WIRE_UC_RDMA_WRITE_ONLY;
+	}
+}
+
+/* An RC or UC RDMA WRITE packet of @role, BTH at @t: an ONLY, with
+ * immediate if @imm (BTH, RETH, ImmDt), or with no immediate a FIRST (BTH,
+ * RETH), MIDDLE or LAST (BTH), that passes the responder's checks on
+ * their commonest path (resp_write_only(), resp_write_imm(),
+ * resp_write_first(), resp_write_middle(), resp_write_last()). plain()
+ * left room for the ICRC after the BTH. Inlined with @role and @imm
+ * constants. */
+static inline __attribute__((always_inline)) bool rx_write(struct nic *n, const uint8_t *frame,
+							   size_t len, size_t t,
+							   enum wqe_wire_role role, bool imm)
 {
 	const uint8_t *bth = frame + t;
-	size_t hdrs = t + WQE_BTH_LEN + WQE_RETH_LEN + (imm ? (size_t)WQE_IMMDT_LEN : 0);
-	uint8_t uc_op =
-	    imm ? WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : WQE_WIRE_UC_RDMA_WRITE_ONLY;
-	struct resp_write_only w;
+	bool reth = role == WQE_ROLE_FIRST || role == WQE_ROLE_ONLY;
+	size_t hdrs =
+	    t + WQE_BTH_LEN + (reth ? (size_t)WQE_RETH_LEN : 0) + (imm ? (size_t)WQE_IMMDT_LEN : 0);
+	struct resp_write_pkt w;
 	struct qpc *q;
 	uint32_t padcnt;
+	bool ok;
 
-	if (len < hdrs + WQE_ICRC_LEN)
+	if (reth && len < hdrs + WQE_ICRC_LEN)
 		return false;
 	padcnt = (bth[1] >> 4) & 3u;
 	w.len = (uint32_t)(len - hdrs - WQE_ICRC_LEN);
 	if (padcnt > w.len || !sums_ok(frame, len, t))
 		return false;
 	w.len -= padcnt;
-	q = plain_qp(n, frame, t, bth[0] == uc_op ? WQE_QPT_UC : WQE_QPT_RC);
+	q = plain_qp(n, frame, t, bth[0] == uc_write_op(role, imm) ? WQE_QPT_UC : WQE_QPT_RC);
 	if (!q)
 		return false;
 	w.psn = get_be24(bth + 9);
 	w.ackreq = (bth[8] & 0x80u) != 0;
-	w.va = get_be64(bth + WQE_BTH_LEN);
-	w.rkey = get_be32(bth + WQE_BTH_LEN + 8);
-	w.dma_len = get_be32(bth + WQE_BTH_LEN + 12);
+	if (reth) {
+		w.va = get_be64(bth + WQE_BTH_LEN);
+		w.rkey = get_be32(bth + WQE_BTH_LEN + 8);
+		w.dma_len = get_be32(bth + WQE_BTH_LEN + 12);
+	}
 	w.payload = frame + hdrs;
 	if (imm) {
 		w.se = (bth[1] & 0x80u) != 0;
 		w.imm = get_be32(bth + WQE_BTH_LEN + WQE_RETH_LEN);
 	}
-	if (!(imm ? resp_write_imm(n, q, &w) : resp_write_only(n, q, &w)))
+	switch (role) {
+	case WQE_ROLE_FIRST:
+		ok = resp_write_first(n, q, &w);
+		break;
+	case WQE_ROLE_MIDDLE:
+		ok = resp_write_middle(n, q, &w);
+		break;
+	case WQE_ROLE_LAST:
+		ok = resp_write_last(n, q, &w);
+		break;
+	default:
+		ok = imm ? resp_write_imm(n, q, &w) : resp_write_only(n, q, &w);
+		break;
+	}
+	if (!ok)
 		return false;
 	n->fast_rx++;
 	if (imm)
@@ -308,10 +348,19 @@ static inline __attribute__((always_inline)) bool rx_fast_at(struct nic *n, cons
 		return rx_acknowledge(n, frame, len, t);
 	case WQE_WIRE_RC_RDMA_WRITE_ONLY:
 	case WQE_WIRE_UC_RDMA_WRITE_ONLY:
-		return rx_write_only(n, frame, len, t, false);
+		return rx_write(n, frame, len, t, WQE_ROLE_ONLY, false);
 	case WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE:
 	case WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE:
-		return rx_write_only(n, frame, len, t, true);
+		return rx_write(n, frame, len, t, WQE_ROLE_ONLY, true);
+	case WQE_WIRE_RC_RDMA_WRITE_FIRST:
+	case WQE_WIRE_UC_RDMA_WRITE_FIRST:
+		return rx_write(n, frame, len, t, WQE_ROLE_FIRST, false);
+	case WQE_WIRE_RC_RDMA_WRITE_MIDDLE:
+	case WQE_WIRE_UC_RDMA_WRITE_MIDDLE:
+		return rx_write(n, frame, len, t, WQE_ROLE_MIDDLE, false);
+	case WQE_WIRE_RC_RDMA_WRITE_LAST:
+	case WQE_WIRE_UC_RDMA_WRITE_LAST:
+		return rx_write(n, frame, len, t, WQE_ROLE_LAST, false);
 	case WQE_WIRE_RC_SEND_ONLY:
 	case WQE_WIRE_UC_SEND_ONLY:
 		return rx_send_only(n, frame, len, t, false);

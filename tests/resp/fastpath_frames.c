@@ -12,6 +12,8 @@ const char *const kind_name[K_COUNT] = {
     "RC WRITE ONLY",	     "UC WRITE ONLY",	       "RC SEND ONLY",
     "UC SEND ONLY",	     "RC WRITE ONLY with imm", "UC WRITE ONLY with imm",
     "RC SEND ONLY with imm", "UC SEND ONLY with imm",  "ACKNOWLEDGE",
+    "RC WRITE FIRST",	     "UC WRITE FIRST",	       "RC WRITE MIDDLE",
+    "UC WRITE MIDDLE",	     "RC WRITE LAST",	       "UC WRITE LAST",
 };
 
 static const char *const edit_name[] = {
@@ -68,7 +70,7 @@ static const char *const edit_name[] = {
     "the opcode with or without immediate (the other one)",
     "QP without REMOTE_WRITE",
     "QP in RTR",
-    "a SEND FIRST open before it",
+    "a SEND FIRST open before it (UC: after the WRITE's FIRST)",
     "an RDMA WRITE FIRST open before it",
     "UC dropping a message (SEND MIDDLE with none open)",
     "after a NAK PSN sequence error",
@@ -87,6 +89,15 @@ static const char *const edit_name[] = {
     "NAK remote operational error",
     "NAK reserved code",
     "AETH reserved type",
+    "no message open",
+    "payload 4 bytes short",
+    "payload 4 bytes long",
+    "the packet carries all that remains of the WRITE",
+    "a LAST of a full MTU (all that remains)",
+    "RETH range past the region (its first MTU within)",
+    "RETH length 2^31 + 1 (the region as long)",
+    "the region deregistered since the FIRST",
+    "the region shrunk to end inside this packet",
 };
 _Static_assert(sizeof(edit_name) / sizeof(*edit_name) == E_COUNT, "a name per edit");
 
@@ -170,28 +181,58 @@ size_t frame_imm_off(enum kind k, bool v6)
 {
 	size_t iphl = v6 ? WQE_IPV6_LEN : WQE_IPV4_LEN;
 
-	return L3 + iphl + WQE_UDP_LEN + WQE_BTH_LEN + (is_write(k) ? (size_t)WQE_RETH_LEN : 0);
+	return L3 + iphl + WQE_UDP_LEN + WQE_BTH_LEN + (has_reth(k) ? (size_t)WQE_RETH_LEN : 0);
 }
 
-/* The payload of a request under @e. */
-static uint32_t payload_len(enum edit e)
+uint32_t write_msg_len(enum kind k, enum edit e)
 {
+	if (e == E_WRITE_ENDS)
+		return k == K_WFIRST_RC || k == K_WFIRST_UC ? FRAME_MTU : 2 * FRAME_MTU;
+	if (e == E_LAST_FULL)
+		return 3 * FRAME_MTU;
+	return 2 * FRAME_MTU + WLEN;
+}
+
+/* The payload of a request of @k under @e: a FIRST or MIDDLE one MTU, a
+ * LAST what remains of its WRITE, any other WLEN bytes. */
+static uint32_t payload_len(enum kind k, enum edit e)
+{
+	uint32_t n = WLEN;
+
+	if (k == K_WLAST_RC || k == K_WLAST_UC)
+		n = write_msg_len(k, e) - 2 * FRAME_MTU;
+	else if (is_multi(k))
+		n = FRAME_MTU;
 	switch (e) {
+	case E_PAYLOAD_SHORT:
+		return n - 4;
+	case E_PAYLOAD_LONG:
+		return n + 4;
 	case E_OVER_MTU:
-		return 1024u + 4u; /* the twins' path MTU is 1024 */
+		return FRAME_MTU + 4u;
 	case E_ZERO_LEN:
 	case E_PAD_EMPTY:
 	case E_ZERO_LEN_BAD_RKEY:
 		return 0;
 	default:
-		return WLEN;
+		return n;
 	}
+}
+
+/* The RC opcode of a FIRST, MIDDLE or LAST kind. */
+static uint8_t multi_opcode(enum kind k)
+{
+	if (k == K_WFIRST_RC || k == K_WFIRST_UC)
+		return WQE_WIRE_RC_RDMA_WRITE_FIRST;
+	if (k == K_WMIDDLE_RC || k == K_WMIDDLE_UC)
+		return WQE_WIRE_RC_RDMA_WRITE_MIDDLE;
+	return WQE_WIRE_RC_RDMA_WRITE_LAST;
 }
 
 size_t frame_base(const struct rt *t, enum kind k, enum edit e, const struct frame_spec *sp,
 		  uint8_t *f)
 {
-	uint32_t plen = payload_len(e);
+	uint32_t plen = payload_len(k, e);
 	struct wqe_pkt p;
 	size_t n = 0;
 
@@ -199,6 +240,12 @@ size_t frame_base(const struct rt *t, enum kind k, enum edit e, const struct fra
 		rt_req(t, &p, WQE_WIRE_RC_ACKNOWLEDGE, sp->psn);
 		p.aeth.syndrome = WQE_AETH_ACK_UNLIMITED;
 		p.aeth.msn = 1;
+	} else if (is_multi(k)) {
+		rt_req(t, &p, opcode_of(k, multi_opcode(k)), sp->psn);
+		p.bth.ackreq = 1;
+		p.reth.va = sp->va;
+		p.reth.rkey = sp->rkey;
+		p.reth.dma_len = write_msg_len(k, e);
 	} else if (is_send(k)) {
 		rt_req(t, &p,
 		       opcode_of(k, has_imm(k) ? WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE
@@ -280,6 +327,15 @@ static bool apply_req(enum kind k, enum edit e, uint8_t *bth, uint8_t *imm)
 		bth[0] = k == K_ACK ? WQE_WIRE_UC_SEND_ONLY : (uint8_t)(bth[0] ^ 0x20);
 		return true;
 	case E_OPCODE_OTHER:
+		if (is_multi(k)) {
+			/* of the same length: FIRST -> ONLY, MIDDLE <-> LAST */
+			if (bth[0] % 32 == WQE_WIRE_RC_RDMA_WRITE_FIRST)
+				bth[0] = (uint8_t)(bth[0] + 4);
+			else
+				bth[0] ^=
+				    WQE_WIRE_RC_RDMA_WRITE_MIDDLE ^ WQE_WIRE_RC_RDMA_WRITE_LAST;
+			return true;
+		}
 		/* two below an ONLY is its LAST (WRITE ONLY: WRITE LAST, not
 		 * WRITE ONLY with immediate, whose headers differ; with
 		 * immediate: LAST with immediate); an ACK frame's length with a
@@ -323,7 +379,7 @@ bool frame_apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 		insert(f, len, *len - WQE_ICRC_LEN, (const uint8_t[]){0xa7}, 1);
 		apply6(e, f, len);
 		put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) + 1));
-		if (is_write(k))
+		if (has_reth(k))
 			put_be32(ext + 12, get_be32(ext + 12) + 1);
 		return true;
 	}
@@ -340,7 +396,7 @@ bool frame_apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 		*len -= n;
 		put_be16(iplen, (uint16_t)(get_be16(iplen) - n));
 		put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) - n));
-		if (e == E_IMM_CUT && is_write(k))
+		if (e == E_IMM_CUT && has_reth(k))
 			put_be32(ext + 12, 0);
 		return true;
 	}
@@ -366,6 +422,13 @@ bool frame_apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 	case E_RQ_MALFORMED:
 	case E_RQ_SGES:
 	case E_CQ_FULL:
+	case E_NOT_OPEN:
+	case E_PAYLOAD_SHORT:
+	case E_PAYLOAD_LONG:
+	case E_WRITE_ENDS:
+	case E_LAST_FULL:
+	case E_RKEY_DEREG:
+	case E_RKEY_SHRUNK:
 		break;
 	case E_TVER:
 		bth[1] |= 1;
@@ -478,7 +541,7 @@ bool frame_apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 		insert(f, len, *len - WQE_ICRC_LEN, (const uint8_t[]){0xa7}, 1);
 		put_be16(ip + 2, (uint16_t)(get_be16(ip + 2) + 1));
 		put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) + 1));
-		if (is_write(k))
+		if (has_reth(k))
 			put_be32(ext + 12, get_be32(ext + 12) + 1);
 		break;
 	case E_RETH_LONGER:
@@ -493,6 +556,12 @@ bool frame_apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 		break;
 	case E_VA_PAST_END:
 		put_be64(ext, get_be64(ext) + REGION - VA_OFF - 8);
+		break;
+	case E_RETH_PAST_END:
+		put_be32(ext + 12, REGION - VA_OFF + 1);
+		break;
+	case E_RETH_HUGE:
+		put_be32(ext + 12, (1u << 31) + 1); /* past the largest, 2^31 */
 		break;
 	case E_ACKREQ_OFF:
 		bth[8] &= 0x7f;

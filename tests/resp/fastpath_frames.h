@@ -22,6 +22,7 @@
 #define L3	   WQE_ETH_LEN /* the IP header, untagged */
 #define FRAME_ROOM 8192u       /* a frame buffer */
 #define FRAME_IMM  0xa1b2c3d4u /* a good frame's ImmDt */
+#define FRAME_MTU  1024u       /* the twins' path MTU */
 
 enum kind {
 	K_WRITE_RC,
@@ -33,6 +34,13 @@ enum kind {
 	K_SEND_IMM_RC,
 	K_SEND_IMM_UC,
 	K_ACK,
+	/* the packets of a longer RDMA WRITE, no immediate */
+	K_WFIRST_RC,
+	K_WFIRST_UC,
+	K_WMIDDLE_RC,
+	K_WMIDDLE_UC,
+	K_WLAST_RC,
+	K_WLAST_UC,
 	K_COUNT
 };
 
@@ -50,6 +58,18 @@ static inline bool is_send(enum kind k)
 	return k == K_SEND_RC || k == K_SEND_UC || k == K_SEND_IMM_RC || k == K_SEND_IMM_UC;
 }
 
+/* RDMA WRITE FIRST, MIDDLE or LAST. */
+static inline bool is_multi(enum kind k)
+{
+	return k >= K_WFIRST_RC && k <= K_WLAST_UC;
+}
+
+/* With a RETH: a WRITE ONLY, a WRITE FIRST. */
+static inline bool has_reth(enum kind k)
+{
+	return is_write(k) || k == K_WFIRST_RC || k == K_WFIRST_UC;
+}
+
 /* With an ImmDt. */
 static inline bool has_imm(enum kind k)
 {
@@ -64,7 +84,8 @@ static inline bool takes_wqe(enum kind k)
 
 static inline enum wqe_qp_type kind_type(enum kind k)
 {
-	return k == K_WRITE_UC || k == K_SEND_UC || k == K_WRITE_IMM_UC || k == K_SEND_IMM_UC
+	return k == K_WRITE_UC || k == K_SEND_UC || k == K_WRITE_IMM_UC || k == K_SEND_IMM_UC ||
+		       k == K_WFIRST_UC || k == K_WMIDDLE_UC || k == K_WLAST_UC
 		   ? WQE_QPT_UC
 		   : WQE_QPT_RC;
 }
@@ -155,11 +176,26 @@ enum edit {
 	E_NAK_OP,
 	E_NAK_RESERVED,
 	E_AETH_RESERVED_TYPE,
+	/* RDMA WRITE FIRST, MIDDLE, LAST (fastpath_writes.c says which) */
+	E_NOT_OPEN,
+	E_PAYLOAD_SHORT,
+	E_PAYLOAD_LONG,
+	E_WRITE_ENDS,
+	E_LAST_FULL,
+	E_RETH_PAST_END,
+	E_RETH_HUGE,
+	E_RKEY_DEREG,
+	E_RKEY_SHRUNK,
 	E_COUNT
 };
 
 /* What @e does, said for an IPv4 frame or (@v6) its IPv6 counterpart. */
 const char *edit_label(enum edit e, bool v6);
+
+/* The RETH length of the RDMA WRITE a FIRST, MIDDLE or LAST of @k under
+ * @e belongs to: two MTUs and WLEN bytes (the LAST's), unless @e says
+ * otherwise. */
+uint32_t write_msg_len(enum kind k, enum edit e);
 
 /* What a good frame says besides its kind. */
 struct frame_spec {

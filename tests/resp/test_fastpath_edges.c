@@ -2,9 +2,11 @@
 /*
  * The receive fast paths (rx.c: an RDMA WRITE ONLY straight to its
  * placement, a SEND ONLY straight to its receive WQE, each with or without
- * an immediate, an ACKNOWLEDGE straight to the completer) against the
- * general path, on frames made to sit at the edges of what the fast paths
- * take, RC and UC (fastpath_frames.c builds and edits them).
+ * an immediate, an RDMA WRITE FIRST, MIDDLE or LAST straight to its
+ * placement, an ACKNOWLEDGE straight to the completer) against the general
+ * path, on frames made to sit at the edges of what the fast paths take, RC
+ * and UC (fastpath_frames.c builds and edits them; fastpath_writes.c says
+ * what applies to the packets of a longer WRITE).
  * From one good frame of each kind, every header field they look at is
  * changed in turn: Ethernet type and VLAN tag, IP version, options,
  * fragment bits, lengths, protocol and addresses, UDP port, length and
@@ -34,7 +36,13 @@
  * completion lost, the QP to ERR), SE set on a CQ armed for solicited
  * completions. A WRITE with immediate places nothing in its receive WQE:
  * the WQE's buffers and lkeys do not matter to it, only that the slot
- * decodes.
+ * decodes. For a WRITE MIDDLE or LAST, the WRITE is first opened by its
+ * earlier packets on each side's own path; then no message open or a SEND
+ * open instead (UC: one that abandoned the WRITE), the region deregistered
+ * or shrunk since, a payload short or long of a full MTU or of what
+ * remains, a MIDDLE carrying all that remains, a LAST of a full MTU; for a
+ * FIRST, a RETH range past the region or past 2^31, or no longer than its
+ * payload.
  *
  * Each frame goes to two contexts in the same state, one with the fast
  * paths and one without (struct nic no_fast_path): the frames they send
@@ -59,6 +67,7 @@
 #include "engine/nic.h"
 #include "engine/resp_int.h"
 #include "fastpath_frames.h"
+#include "fastpath_writes.h"
 #include "resp_util.h"
 #include "testutil.h"
 
@@ -85,6 +94,8 @@ static bool edit_applies(enum kind k, enum edit e, bool v6)
 {
 	if (v6 && (e == E_IP_MF || e == E_IP_FRAG_OFF || e == E_IP_DF_CLEAR || e == E_BAD_IP_CSUM))
 		return false; /* no such fields */
+	if (is_multi(k) || e >= E_NOT_OPEN)
+		return is_multi(k) && multi_applies(k, e);
 	if (e == E_HDRS_CUT)
 		return is_write(k) || has_imm(k);
 	if (e >= E_RNR_NAK)
@@ -113,6 +124,8 @@ static bool edit_applies(enum kind k, enum edit e, bool v6)
  * syndrome and any PSN). */
 static bool goes_fast(enum kind k, enum edit e, enum wqe_format fmt)
 {
+	if (is_multi(k))
+		return multi_goes_fast(k, e);
 	switch (e) {
 	case E_NONE:
 	case E_SE_MIG:
@@ -160,7 +173,8 @@ static bool imm_after(enum kind k, enum edit e)
 
 struct twin {
 	struct rt t[2]; /* [0] fast paths on, [1] off */
-	struct wqe_mr *mr[2];
+	struct wqe_mr *mr[2]; /* NULL once deregistered (E_RKEY_DEREG) */
+	uint32_t rkey;	      /* theirs, alike */
 	uint32_t sq_psn; /* of the WRITE the ACK cases acknowledge */
 	uint32_t psn;	 /* of the request: the responder's expected PSN */
 };
@@ -239,10 +253,16 @@ static void prepare(struct twin *w, int i, enum kind k, enum edit e, enum wqe_fo
 {
 	struct rt *t = &w->t[i];
 	uint32_t psn = RT_FIRST_PSN;
+	uint64_t fast = t->ctx->nic->fast_rx;
 	struct wqe_pkt p;
 
 	if (e == E_QP_RTR)
 		rt_reconnect(t, WQE_QPS_RTR);
+	/* A MIDDLE's or LAST's WRITE, opened by packets that take each
+	 * side's own path: the fast one, on the side that has it. */
+	multi_open(t, k, e, (uint64_t)(uintptr_t)region + VA_OFF, w->rkey, &psn);
+	if (e == E_NONE)
+		CHECK_EQ(t->ctx->nic->fast_rx - fast, i == 0 ? psn - RT_FIRST_PSN : 0);
 	if (e == E_NO_REMOTE_WRITE) {
 		struct wqe_qp_attr a = {.qp_access_flags = WQE_ACCESS_LOCAL_WRITE |
 							   WQE_ACCESS_REMOTE_READ |
@@ -278,6 +298,8 @@ static void prepare(struct twin *w, int i, enum kind k, enum edit e, enum wqe_fo
 	default:
 		break;
 	}
+	if (is_multi(k))
+		multi_key_edit(t, k, e, &w->mr[i]);
 	rt_clear(t);
 	/* Armed for a solicited completion: the SE cases fire it. */
 	CHECK_EQ(wqe_req_notify_cq(t->cq, 1), 0);
@@ -299,6 +321,7 @@ static void twin_open(struct twin *w, enum kind k, enum edit e, bool v6, enum wq
 	CHECK_EQ(w->mr[0]->rkey, w->mr[1]->rkey);
 	CHECK_EQ(w->mr[0]->lkey, w->mr[1]->lkey);
 	CHECK_EQ(wqe_qp_num(w->t[0].qp), wqe_qp_num(w->t[1].qp));
+	w->rkey = w->mr[0]->rkey;
 	w->psn = RT_FIRST_PSN;
 	if (k != K_ACK) {
 		for (int i = 0; i < 2; i++)
@@ -334,7 +357,8 @@ static void twin_open(struct twin *w, enum kind k, enum edit e, bool v6, enum wq
 static void twin_close(struct twin *w)
 {
 	for (int i = 0; i < 2; i++) {
-		CHECK_EQ(wqe_dereg_mr(w->mr[i]), 0);
+		if (w->mr[i])
+			CHECK_EQ(wqe_dereg_mr(w->mr[i]), 0);
 		rt_close(&w->t[i]);
 	}
 }
@@ -345,7 +369,7 @@ static size_t base_frame(const struct twin *w, enum kind k, enum edit e, uint8_t
 	const struct frame_spec sp = {
 	    .psn = k == K_ACK ? w->sq_psn : w->psn,
 	    .va = (uint64_t)(uintptr_t)region + VA_OFF,
-	    .rkey = w->mr[0]->rkey,
+	    .rkey = w->rkey,
 	    .payload = payload,
 	};
 
@@ -360,7 +384,17 @@ static const char *const eng_name[] = {
 	"rq.pi", "cq.pi", "cq.lost", "cq.overrun", "cq.arm",
 };
 #define ENG_N (sizeof(eng_name) / sizeof(*eng_name))
-enum { ENG_LAST_PATH = 3, ENG_COMM_EST = 8, ENG_CQ_LOST = 24, ENG_CQ_ARM = 26 };
+enum {
+	ENG_MSN = 2,
+	ENG_LAST_PATH = 3,
+	ENG_OPEN = 5,
+	ENG_COMM_EST = 8,
+	ENG_WR_VA = 14,
+	ENG_WR_LEN = 16,
+	ENG_WR_RESID = 17,
+	ENG_CQ_LOST = 24,
+	ENG_CQ_ARM = 26
+};
 
 static void eng_state(struct rt *t, uint64_t *v)
 {
@@ -709,6 +743,25 @@ static void one_case(enum kind k, enum edit e, bool v6, enum wqe_format fmt)
 	}
 	if (e == E_NONE && is_write(k))
 		CHECK_EQ(s[0].mem[VA_OFF], 0xa7);
+	if (is_multi(k) && (e == E_NONE || e == E_ACKREQ_OFF || e == E_LAST_FULL)) {
+		const struct multi_seen ms = {
+		    .mem = s[0].mem,
+		    .nout = s[0].nout,
+		    .open = s[0].eng[ENG_OPEN],
+		    .msn = s[0].eng[ENG_MSN],
+		    .messages = s[0].rs.messages,
+		    .last_path = s[0].eng[ENG_LAST_PATH],
+		    .wr_va = s[0].eng[ENG_WR_VA],
+		    .wr_len = s[0].eng[ENG_WR_LEN],
+		    .wr_resid = s[0].eng[ENG_WR_RESID],
+		};
+		unsigned long failed = test_failures;
+
+		multi_check(k, e, &ms, (uint64_t)(uintptr_t)region);
+		if (test_failures != failed)
+			test_fail(__FILE__, __LINE__, "%s, %s: the checks above", kind_name[k],
+				  what);
+	}
 	if (takes_wqe(k)) {
 		unsigned long failed = test_failures;
 
@@ -735,11 +788,16 @@ static void one_case(enum kind k, enum edit e, bool v6, enum wqe_format fmt)
 static void truncations(enum kind k, bool v6)
 {
 	static uint8_t f[FRAME_ROOM];
+	struct wqe_port_stats ps0;
 	struct twin w;
+	uint64_t fast;
 	size_t len;
 
+	/* (a MIDDLE's or LAST's WRITE opened by frames taken before) */
 	twin_open(&w, k, E_NONE, v6, WQE_FORMAT_MLX5);
 	len = base_frame(&w, k, E_NONE, f);
+	fast = w.t[0].ctx->nic->fast_rx;
+	CHECK_EQ(wqe_context_port_stats(w.t[0].ctx, &ps0), 0);
 	for (size_t cut = 0; cut < len; cut++) {
 		uint8_t *b = malloc(cut ? cut : 1);
 		struct wqe_port_stats ps;
@@ -750,9 +808,9 @@ static void truncations(enum kind k, bool v6)
 		memcpy(b, f, cut);
 		rt_feed_raw(&w.t[0], b, cut);
 		free(b);
-		CHECK_EQ(w.t[0].ctx->nic->fast_rx, 0);
+		CHECK_EQ(w.t[0].ctx->nic->fast_rx, fast);
 		CHECK_EQ(wqe_context_port_stats(w.t[0].ctx, &ps), 0);
-		CHECK_EQ(ps.rx_accepted, 0);
+		CHECK_EQ(ps.rx_accepted, ps0.rx_accepted);
 	}
 	twin_close(&w);
 }
