@@ -186,6 +186,39 @@ plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 	return q;
 }
 
+/* What the request fast paths check first, for a plain() frame whose BTH
+ * is at @t and whose payload starts at @hdrs: room for the headers and the
+ * ICRC, a pad count within the payload, sums that verify, and its QP
+ * (plain_qp(): UC if the opcode is @uc_op, else RC); NULL if any fails.
+ * The payload's length, pad excluded, in *@plen. */
+static inline __attribute__((always_inline)) struct qpc *
+plain_request(struct nic *n, const uint8_t *frame, size_t len, size_t t, size_t hdrs, uint8_t uc_op,
+	      uint32_t *plen)
+{
+	const uint8_t *bth = frame + t;
+	uint32_t padcnt = (bth[1] >> 4) & 3u;
+
+	if (len < hdrs + WQE_ICRC_LEN)
+		return NULL;
+	*plen = (uint32_t)(len - hdrs - WQE_ICRC_LEN);
+	if (padcnt > *plen || !sums_ok(frame, len, t))
+		return NULL;
+	*plen -= padcnt;
+	return plain_qp(n, frame, t, bth[0] == uc_op ? WQE_QPT_UC : WQE_QPT_RC);
+}
+
+/* Counts a request frame of @q a fast path took (@imm: with an
+ * immediate). */
+static inline __attribute__((always_inline)) void took_request(struct nic *n, struct qpc *q,
+							       bool imm)
+{
+	n->fast_rx++;
+	if (imm)
+		n->fast_rx_imm++;
+	n->rx_accepted++;
+	q->eng->rx_requests++;
+}
+
 /* The UC opcode of an RDMA WRITE packet of @role (ONLY with immediate if
  * @imm). */
 static inline __attribute__((always_inline)) uint8_t uc_write_op(enum wqe_wire_role role, bool imm)
@@ -207,9 +240,8 @@ static inline __attribute__((always_inline)) uint8_t uc_write_op(enum wqe_wire_r
  * immediate if @imm (BTH, RETH, ImmDt), or with no immediate a FIRST (BTH,
  * RETH), MIDDLE or LAST (BTH), that passes the responder's checks on
  * their commonest path (resp_write_only(), resp_write_imm(),
- * resp_write_first(), resp_write_middle(), resp_write_last()). plain()
- * left room for the ICRC after the BTH. Inlined with @role and @imm
- * constants. */
+ * resp_write_first(), resp_write_middle(), resp_write_last()). Inlined
+ * with @role and @imm constants. */
 static inline __attribute__((always_inline)) bool rx_write(struct nic *n, const uint8_t *frame,
 							   size_t len, size_t t,
 							   enum wqe_wire_role role, bool imm)
@@ -219,18 +251,9 @@ static inline __attribute__((always_inline)) bool rx_write(struct nic *n, const 
 	size_t hdrs =
 	    t + WQE_BTH_LEN + (reth ? (size_t)WQE_RETH_LEN : 0) + (imm ? (size_t)WQE_IMMDT_LEN : 0);
 	struct resp_write_pkt w;
-	struct qpc *q;
-	uint32_t padcnt;
+	struct qpc *q = plain_request(n, frame, len, t, hdrs, uc_write_op(role, imm), &w.len);
 	bool ok;
 
-	if (reth && len < hdrs + WQE_ICRC_LEN)
-		return false;
-	padcnt = (bth[1] >> 4) & 3u;
-	w.len = (uint32_t)(len - hdrs - WQE_ICRC_LEN);
-	if (padcnt > w.len || !sums_ok(frame, len, t))
-		return false;
-	w.len -= padcnt;
-	q = plain_qp(n, frame, t, bth[0] == uc_write_op(role, imm) ? WQE_QPT_UC : WQE_QPT_RC);
 	if (!q)
 		return false;
 	w.psn = get_be24(bth + 9);
@@ -261,18 +284,13 @@ static inline __attribute__((always_inline)) bool rx_write(struct nic *n, const 
 	}
 	if (!ok)
 		return false;
-	n->fast_rx++;
-	if (imm)
-		n->fast_rx_imm++;
-	n->rx_accepted++;
-	q->eng->rx_requests++;
+	took_request(n, q, imm);
 	return true;
 }
 
 /* An RC or UC SEND ONLY, with immediate if @imm (BTH, ImmDt), BTH at @t,
  * that passes the responder's checks on their commonest path
- * (resp_send_only(), resp_send_imm()). plain() left room for the ICRC,
- * not for the ImmDt. Inlined with @imm a constant. */
+ * (resp_send_only(), resp_send_imm()). Inlined with @imm a constant. */
 static inline __attribute__((always_inline)) bool rx_send_only(struct nic *n, const uint8_t *frame,
 							       size_t len, size_t t, bool imm)
 {
@@ -280,17 +298,8 @@ static inline __attribute__((always_inline)) bool rx_send_only(struct nic *n, co
 	size_t hdrs = t + WQE_BTH_LEN + (imm ? (size_t)WQE_IMMDT_LEN : 0);
 	uint8_t uc_op = imm ? WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE : WQE_WIRE_UC_SEND_ONLY;
 	struct resp_send_only s;
-	struct qpc *q;
-	uint32_t padcnt;
+	struct qpc *q = plain_request(n, frame, len, t, hdrs, uc_op, &s.len);
 
-	if (imm && len < hdrs + WQE_ICRC_LEN)
-		return false;
-	padcnt = (bth[1] >> 4) & 3u;
-	s.len = (uint32_t)(len - hdrs - WQE_ICRC_LEN);
-	if (padcnt > s.len || !sums_ok(frame, len, t))
-		return false;
-	s.len -= padcnt;
-	q = plain_qp(n, frame, t, bth[0] == uc_op ? WQE_QPT_UC : WQE_QPT_RC);
 	if (!q)
 		return false;
 	s.psn = get_be24(bth + 9);
@@ -301,12 +310,8 @@ static inline __attribute__((always_inline)) bool rx_send_only(struct nic *n, co
 		s.imm = get_be32(bth + WQE_BTH_LEN);
 	if (!(imm ? resp_send_imm(n, q, &s) : resp_send_only(n, q, &s)))
 		return false;
-	n->fast_rx++;
+	took_request(n, q, imm);
 	n->fast_rx_sends++;
-	if (imm)
-		n->fast_rx_imm++;
-	n->rx_accepted++;
-	q->eng->rx_requests++;
 	return true;
 }
 
