@@ -23,6 +23,22 @@ uint64_t bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+int bench_poll_ok(const char *prog, struct wqe_cq *cq, int max, struct wqe_wc *wc)
+{
+	int n = wqe_poll_cq(cq, max, wc);
+
+	if (n < 0) {
+		fprintf(stderr, "%s: wqe_poll_cq failed\n", prog);
+		exit(1);
+	}
+	for (int i = 0; i < n; i++)
+		if (wc[i].status != WQE_WC_SUCCESS) {
+			fprintf(stderr, "%s: %s\n", prog, wqe_wc_status_str(wc[i].status));
+			exit(1);
+		}
+	return n;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

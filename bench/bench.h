@@ -28,6 +28,11 @@
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t bench_now_ns(void);
 
+/* Polls up to @max completions of @cq into @wc and returns how many; a
+ * failed poll or a completion that is not a success ends the program with
+ * status 1 and a message naming @prog. */
+int bench_poll_ok(const char *prog, struct wqe_cq *cq, int max, struct wqe_wc *wc);
+
 /*
  * The allocation counter. Every bench executable is linked with
  * -Wl,--wrap=malloc,calloc,realloc,free,posix_memalign (bench_alloc.c), so

@@ -128,12 +128,7 @@ static BENCH_NOINLINE uint64_t lib_run(struct dp *d, uint32_t size, uint64_t max
 		}
 		wqe_progress(a);
 		wqe_progress(b);
-		n = wqe_poll_cq(d->p.a.scq, 16, wc);
-		if (n < 0)
-			die("wqe_poll_cq failed");
-		for (int i = 0; i < n; i++)
-			if (wc[i].status != WQE_WC_SUCCESS)
-				die(wqe_wc_status_str(wc[i].status));
+		n = bench_poll_ok("bench_datapath", d->p.a.scq, 16, wc);
 		out -= (uint32_t)n;
 		done += (uint64_t)n * s;
 		if (max_ns && !stop) {

@@ -182,12 +182,7 @@ static BENCH_NOINLINE uint64_t ops_run(struct ops *o, const struct ops_case *c,
 		}
 		wqe_progress(a);
 		wqe_progress(b);
-		n = wqe_poll_cq(o->p.a.scq, 16, wc);
-		if (n < 0)
-			die("wqe_poll_cq failed");
-		for (int i = 0; i < n; i++)
-			if (wc[i].status != WQE_WC_SUCCESS)
-				die(wqe_wc_status_str(wc[i].status));
+		n = bench_poll_ok("bench_ops", o->p.a.scq, 16, wc);
 		if (send)
 			received += recv_poll(o, c->len);
 		out -= (uint32_t)n;

@@ -115,12 +115,7 @@ static BENCH_NOINLINE uint64_t scale_run(struct scale_cfg *c, uint64_t max_msgs,
 		}
 		wqe_progress(a->ctx);
 		wqe_progress(b->ctx);
-		n = wqe_poll_cq(a->scq, 64, wc);
-		if (n < 0)
-			die("wqe_poll_cq failed");
-		for (int i = 0; i < n; i++)
-			if (wc[i].status != WQE_WC_SUCCESS)
-				die(wqe_wc_status_str(wc[i].status));
+		n = bench_poll_ok("bench_scale", a->scq, 64, wc);
 		out -= (uint32_t)n;
 		done += (uint64_t)n;
 		if (max_ns && !stop)
