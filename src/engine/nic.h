@@ -274,8 +274,9 @@ struct nic {
 	uint64_t fast_tx_imm;      /* of them, WRITE/SEND with immediate */
 	uint64_t fast_rx;          /* frames the receive fast paths took */
 	uint64_t fast_rx_acks;     /* of them, ACKNOWLEDGE frames */
-	uint64_t fast_rx_sends;    /* of them, SEND ONLY frames (with or without immediate) */
-	uint64_t fast_rx_imm;      /* of them, WRITE/SEND ONLY with immediate */
+	uint64_t fast_rx_sends;    /* of them, SEND frames: ONLY, FIRST, MIDDLE, LAST
+				    * (ONLY and LAST with or without immediate) */
+	uint64_t fast_rx_imm;      /* of them, WRITE/SEND ONLY and SEND LAST with immediate */
 	nic_event_fn event;        /* asynchronous events; NULL: none kept */
 	void *event_arg;
 	/* what the frames sent now belong to, for TX events */

@@ -2,9 +2,11 @@
 /*
  * The responder's fast paths (responder.h: resp_write_only(),
  * resp_write_imm(), resp_write_first(), resp_write_middle(),
- * resp_write_last(), resp_send_only(), resp_send_imm()): an RDMA WRITE
- * packet with no immediate, an RDMA WRITE ONLY with one, or a SEND ONLY,
- * with or without an immediate, that passes every check resp_rx() makes of
+ * resp_write_last(), resp_send_only(), resp_send_imm(), resp_send_first(),
+ * resp_send_middle(), resp_send_last(), resp_send_last_imm()): an RDMA
+ * WRITE packet with no immediate, an RDMA WRITE ONLY with one, a SEND
+ * ONLY or LAST, with or without an immediate, or a SEND FIRST or MIDDLE,
+ * none with an invalidate, that passes every check resp_rx() makes of
  * it is taken in one step, leaving what resp_rx() would leave
  * (responder.c, which says what each check is for); any other is left,
  * with nothing changed, to resp_rx(). The receive fast path (rx.c) hands
@@ -33,6 +35,12 @@
 
 /* A SEND ONLY with immediate: SEND ONLY's (the ImmDt adds no check). */
 #define SEND_IMM_PATH SEND_ONLY_PATH
+
+/* A SEND FIRST or MIDDLE: WRITE ONLY's (a FIRST's receive WQE is taken in
+ * CHK_RESOURCE, no state of its own); no COMPLETE, the message goes on. A
+ * SEND LAST, with or without immediate, goes through SEND ONLY's: it
+ * completes the receive WQE. */
+#define SEND_PART_PATH WRITE_ONLY_PATH
 
 /*
  * What accepted() and the checks before it leave for an RDMA WRITE or SEND
@@ -216,44 +224,106 @@ bool resp_write_last(struct nic *n, struct qpc *q, const struct resp_write_pkt *
 	return write_pkt(n, q, w, WQE_ROLE_LAST, false);
 }
 
+/* chk_length() of a SEND packet of @role with @len payload bytes: FIRST
+ * and MIDDLE exactly the MTU, LAST 1 to MTU bytes, ONLY 0 to MTU. */
+static inline __attribute__((always_inline)) bool send_len_ok(enum wqe_wire_role role, uint32_t len,
+							      uint32_t mtu)
+{
+	switch (role) {
+	case WQE_ROLE_FIRST:
+	case WQE_ROLE_MIDDLE:
+		return len == mtu;
+	case WQE_ROLE_LAST:
+		return len && len <= mtu;
+	default:
+		return len <= mtu;
+	}
+}
+
 /*
- * resp_rx()'s path for a SEND ONLY (with immediate if @imm) that passes
- * every check, in one step: chk_psn() (in sequence; UC not dropping),
- * chk_op_seq() (no message open, so no receive WQE held), chk_op_valid()
- * (a QP still in RTR goes the general way, which raises COMM_EST),
- * chk_resource() (a WQE posted that decodes), chk_length(), exec_send()
- * (its SGEs take the payload: planned before anything changes),
- * accepted(), complete(), acknowledge(), and for a lost CQE
- * enter_error(). Inlined with @imm a constant.
+ * resp_rx()'s path for a SEND packet of @role (ONLY or LAST with
+ * immediate if @imm) that passes every check, in one step: chk_psn() (in
+ * sequence; UC not dropping), chk_op_seq() (ONLY, FIRST: no message open,
+ * so no receive WQE held; MIDDLE, LAST: a SEND open, its WQE held),
+ * chk_op_valid() (a QP still in RTR goes the general way, which raises
+ * COMM_EST), chk_resource() (ONLY, FIRST: a WQE posted that decodes),
+ * chk_length() (send_len_ok()), exec_send() (the WQE's SGEs take the
+ * payload: ONLY, FIRST from their start, MIDDLE, LAST from the held WQE's
+ * cursor, the slot decoded again; planned before anything changes; FIRST
+ * then holds the WQE), accepted() (FIRST opens the SEND, LAST closes it;
+ * ONLY, LAST count the message), ONLY, LAST: complete() (RECV, byte_len
+ * all the message's bytes; LAST forgets the held WQE), acknowledge(), and
+ * for a lost CQE enter_error(). Inlined with @role and @imm constants.
  */
-static inline __attribute__((always_inline)) bool
-send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s, bool imm)
+static inline __attribute__((always_inline)) bool send_pkt(struct nic *n, struct qpc *q,
+							   const struct resp_send_pkt *s,
+							   enum wqe_wire_role role, bool imm)
 {
 	struct eng_resp *r = &q->eng->resp;
-	const struct resp_recv_ok ok = {
-	    .byte_len = s->len, .imm = imm ? s->imm : 0, .has_imm = imm, .se = s->se};
+	bool starts = role == WQE_ROLE_FIRST || role == WQE_ROLE_ONLY;
+	bool ends = role == WQE_ROLE_LAST || role == WQE_ROLE_ONLY;
 	struct resp_plan pl;
-	bool cqe_ok;
+	bool cqe_ok = true;
 
-	if (s->psn != r->epsn || r->open != RESP_OPEN_NONE || r->wqe.valid ||
-	    q->state == WQE_QPS_RTR || (q->type == WQE_QPT_UC && r->drop_msg) ||
-	    s->len > resp_mtu(q) || !resp_rq_plan_only(n, q, s->len, &pl))
+	if (s->psn != r->epsn || r->open != (starts ? RESP_OPEN_NONE : RESP_OPEN_SEND) ||
+	    (starts ? r->wqe.valid : !r->wqe.valid) || q->state == WQE_QPS_RTR ||
+	    (q->type == WQE_QPT_UC && r->drop_msg) || !send_len_ok(role, s->len, resp_mtu(q)) ||
+	    !(starts ? resp_rq_plan_only(n, q, s->len, &pl)
+		     : resp_rq_plan_held(n, q, &r->wqe, s->len, &pl)))
 		return false;
-	resp_rq_place_only(&pl, s->payload, s->len);
-	fast_accepted(q, r, s->psn, s->len, imm ? SEND_IMM_PATH : SEND_ONLY_PATH, true);
-	cqe_ok = only_complete(q, pl.ctr, &ok);
+	if (role == WQE_ROLE_ONLY) {
+		resp_rq_place_only(&pl, s->payload, s->len);
+	} else {
+		if (role == WQE_ROLE_FIRST)
+			resp_rq_hold(&r->wqe, pl.ctr);
+		resp_rq_place_held(&r->wqe, &pl, s->payload, s->len);
+		r->open = ends ? RESP_OPEN_NONE : RESP_OPEN_SEND;
+	}
+	fast_accepted(q, r, s->psn, s->len,
+		      ends ? (imm ? SEND_IMM_PATH : SEND_ONLY_PATH) : SEND_PART_PATH, ends);
+	if (ends) {
+		const struct resp_recv_ok ok = {
+		    .byte_len = role == WQE_ROLE_ONLY ? s->len : (uint32_t)r->wqe.placed,
+		    .imm = imm ? s->imm : 0,
+		    .has_imm = imm,
+		    .se = s->se};
+
+		cqe_ok = only_complete(q, pl.ctr, &ok);
+		if (role == WQE_ROLE_LAST)
+			resp_rq_rewind(r);
+	}
 	fast_acknowledge(n, q, r, s->psn, s->ackreq);
 	if (__builtin_expect(!cqe_ok, 0))
 		resp_only_cqe_lost(n, q);
 	return true;
 }
 
-bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s)
+bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_pkt *s)
 {
-	return send_only(n, q, s, false);
+	return send_pkt(n, q, s, WQE_ROLE_ONLY, false);
 }
 
-bool resp_send_imm(struct nic *n, struct qpc *q, const struct resp_send_only *s)
+bool resp_send_imm(struct nic *n, struct qpc *q, const struct resp_send_pkt *s)
 {
-	return send_only(n, q, s, true);
+	return send_pkt(n, q, s, WQE_ROLE_ONLY, true);
+}
+
+bool resp_send_first(struct nic *n, struct qpc *q, const struct resp_send_pkt *s)
+{
+	return send_pkt(n, q, s, WQE_ROLE_FIRST, false);
+}
+
+bool resp_send_middle(struct nic *n, struct qpc *q, const struct resp_send_pkt *s)
+{
+	return send_pkt(n, q, s, WQE_ROLE_MIDDLE, false);
+}
+
+bool resp_send_last(struct nic *n, struct qpc *q, const struct resp_send_pkt *s)
+{
+	return send_pkt(n, q, s, WQE_ROLE_LAST, false);
+}
+
+bool resp_send_last_imm(struct nic *n, struct qpc *q, const struct resp_send_pkt *s)
+{
+	return send_pkt(n, q, s, WQE_ROLE_LAST, true);
 }

@@ -4,7 +4,7 @@
  * data placement and the receive queue (resp_place.c), responder resources
  * and atomics (resp_res.c), and the frames it sends (resp_reply.c), with
  * the fast paths for one-packet messages and the packets of an RDMA WRITE
- * (resp_fast.c).
+ * or a SEND (resp_fast.c).
  */
 #ifndef WQE_ENGINE_RESP_INT_H
 #define WQE_ENGINE_RESP_INT_H
@@ -114,9 +114,10 @@ static inline uint32_t resp_mtu(const struct qpc *q)
 	return m ? m : 1024u;
 }
 
-/* complete() for a one-packet message a fast path took (resp_fast.c)
- * whose receive completion its CQ had no room for, after acknowledge():
- * class G, ERROR on the path, the QP goes to ERR (QP_FATAL). */
+/* complete() for a one-packet message, or the LAST of a SEND, a fast path
+ * took (resp_fast.c) whose receive completion its CQ had no room for,
+ * after acknowledge(): class G, ERROR on the path, the QP goes to ERR
+ * (QP_FATAL). */
 void resp_only_cqe_lost(struct nic *n, struct qpc *q);
 
 /* ---- resp_place.c: the receive queue and data placement ---- */
@@ -145,6 +146,13 @@ struct resp_plan {
 
 /* Holds the receive WQE at the consumer counter; false if the RQ is empty. */
 bool resp_rq_take(struct resp_ctx *c);
+/* Holds the receive WQE at @ctr in @w, nothing placed in it yet. */
+static inline void resp_rq_hold(struct resp_rwqe *w, uint32_t ctr)
+{
+	memset(w, 0, sizeof(*w));
+	w->valid = true;
+	w->ctr = ctr;
+}
 /* Whether the held WQE's slot decodes in the QP's format (wqe_decode_recv);
  * a slot that does not is a malformed WQE, completed with LOC_QP_OP_ERR. */
 bool resp_rq_well_formed(const struct resp_ctx *c);
@@ -222,6 +230,25 @@ bool resp_rq_retire(struct qpc *q, uint32_t ctr, const struct cqe *e);
  */
 bool resp_rq_plan_only(struct nic *n, const struct qpc *q, uint32_t len, struct resp_plan *pl);
 void resp_rq_place_only(const struct resp_plan *pl, const uint8_t *payload, uint32_t len);
+
+/*
+ * The receive queue's part of a SEND FIRST, MIDDLE or LAST on the receive
+ * fast path, sharing resp_rq_place()'s code: a FIRST is planned with
+ * resp_rq_plan_only() (@len bytes from the start of the WQE at the
+ * consumer counter), whose WQE is then held (resp_rq_hold()); a MIDDLE
+ * or LAST with resp_rq_plan_held(), which plans @len bytes into the held
+ * WQE @w from its cursor: false, with nothing changed, if the message
+ * would pass 2^31 bytes, the slot no longer decodes, an SGE's lkey, PD,
+ * LOCAL_WRITE or bounds refuses its piece, or the WQE is too small
+ * (resp_rx() answers those). resp_rq_place_held() copies the payload into
+ * the plan's pieces and moves @w's cursor past them. The LAST's caller
+ * then writes the CQE of the WQE at w->ctr (byte_len w->placed), retires
+ * it and forgets it (resp_rq_rewind()).
+ */
+bool resp_rq_plan_held(struct nic *n, const struct qpc *q, const struct resp_rwqe *w, uint32_t len,
+		       struct resp_plan *pl);
+void resp_rq_place_held(struct resp_rwqe *w, const struct resp_plan *pl, const uint8_t *payload,
+			uint32_t len);
 
 /* ---- resp_res.c: responder resources and atomics ---- */
 

@@ -11,7 +11,9 @@
  * that goes to ERR meanwhile flushes it with the rest. A SEND ONLY, and an
  * RDMA WRITE ONLY with immediate, on the receive fast path
  * (resp_rq_plan_only() and after) is planned, placed and retired in one
- * step, by the same code, and never held. The NIC keeps only
+ * step, by the same code, and never held; the packets of a longer SEND
+ * there (resp_rq_plan_held() and after) fill the WQE held as here, by the
+ * same code, and move the same cursor. The NIC keeps only
  * its cursor (SGE index and offset): the slot is decoded again for every
  * packet, so a slot rewritten meanwhile is judged anew, and a slot the
  * decoder refuses is a malformed WQE (LOC_QP_OP_ERR), never read further.
@@ -54,9 +56,7 @@ bool resp_rq_take(struct resp_ctx *c)
 
 	if (!rq_head(c->q, &ci))
 		return false;
-	memset(w, 0, sizeof(*w));
-	w->valid = true;
-	w->ctr = ci;
+	resp_rq_hold(w, ci);
 	return true;
 }
 
@@ -194,6 +194,27 @@ static void scatter(const struct resp_plan *pl, const struct span *src, uint32_t
 	}
 }
 
+/* Where @len more bytes of the message go in the held WQE @w, from its
+ * cursor on (a message is at most 2^31 bytes). Inlined: the general and
+ * the fast path share it. */
+static inline __attribute__((always_inline)) enum resp_place_err
+plan_held(struct nic *n, const struct qpc *q, const struct resp_rwqe *w, uint32_t len,
+	  struct resp_plan *pl)
+{
+	if (w->placed + len > RESP_MAX_MSG)
+		return RESP_PLACE_LEN;
+	return plan_scatter(n, q, w->ctr, w->sge_i, w->sge_off, len, pl);
+}
+
+/* @w's cursor past the @len bytes just placed through @pl. */
+static inline __attribute__((always_inline)) void advance(struct resp_rwqe *w,
+							  const struct resp_plan *pl, uint32_t len)
+{
+	w->sge_i = pl->end_i;
+	w->sge_off = pl->end_off;
+	w->placed += len;
+}
+
 enum resp_place_err resp_rq_place(struct resp_ctx *c)
 {
 	struct resp_rwqe *w = &c->r->wqe;
@@ -211,15 +232,11 @@ enum resp_place_err resp_rq_place(struct resp_ctx *c)
 		src[nsrc++] = (struct span){c->p->payload, c->p->payload_len};
 	for (uint32_t i = 0; i < nsrc; i++)
 		total += src[i].len;
-	if (w->placed + total > RESP_MAX_MSG)
-		return RESP_PLACE_LEN;
-	err = plan_scatter(c->n, c->q, w->ctr, w->sge_i, w->sge_off, total, &pl);
+	err = plan_held(c->n, c->q, w, total, &pl);
 	if (err)
 		return err;
 	scatter(&pl, src, nsrc);
-	w->sge_i = pl.end_i;
-	w->sge_off = pl.end_off;
-	w->placed += total;
+	advance(w, &pl, total);
 	c->r->stats.bytes_placed += total;
 	return RESP_PLACE_OK;
 }
@@ -236,6 +253,21 @@ void resp_rq_place_only(const struct resp_plan *pl, const uint8_t *payload, uint
 	const struct span src = {payload, len};
 
 	scatter(pl, &src, 1);
+}
+
+bool resp_rq_plan_held(struct nic *n, const struct qpc *q, const struct resp_rwqe *w, uint32_t len,
+		       struct resp_plan *pl)
+{
+	return plan_held(n, q, w, len, pl) == RESP_PLACE_OK;
+}
+
+void resp_rq_place_held(struct resp_rwqe *w, const struct resp_plan *pl, const uint8_t *payload,
+			uint32_t len)
+{
+	const struct span src = {payload, len};
+
+	scatter(pl, &src, 1);
+	advance(w, pl, len);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -230,17 +230,34 @@ bool resp_write_last(struct nic *n, struct qpc *q, const struct resp_write_pkt *
  * resp_send_imm(): the same for a SEND ONLY with immediate, whose
  * completion carries @imm with its flag. resp_send_only() does not read
  * @imm.
+ *
+ * resp_send_first(), resp_send_middle(), resp_send_last(),
+ * resp_send_last_imm(): the same for the packets of a longer SEND (no
+ * invalidate; UC not dropping a message either). FIRST: no message open
+ * and no receive WQE held, exactly one MTU of payload, a receive WQE
+ * posted that decodes and whose SGEs take it from their start; the WQE is
+ * then held and the SEND open. MIDDLE: the SEND open, exactly one MTU,
+ * which the held WQE's SGEs take from where the bytes before it ended
+ * (the slot decoded again). LAST (with immediate: resp_send_last_imm()):
+ * the SEND open, 1 to MTU bytes, taken likewise; the message is then
+ * closed and counted and the WQE completed as by a SEND ONLY, byte_len
+ * the whole message's bytes, solicited if @se. FIRST and MIDDLE read
+ * neither @se nor @imm, resp_send_last() not @imm.
  */
-struct resp_send_only {
+struct resp_send_pkt {
 	uint32_t psn;
 	bool ackreq;
 	bool se;
-	uint32_t imm; /* resp_send_imm(): ImmDt, read big-endian */
+	uint32_t imm; /* with immediate: ImmDt, read big-endian */
 	const uint8_t *payload;
 	uint32_t len;
 };
-bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_only *s);
-bool resp_send_imm(struct nic *n, struct qpc *q, const struct resp_send_only *s);
+bool resp_send_only(struct nic *n, struct qpc *q, const struct resp_send_pkt *s);
+bool resp_send_imm(struct nic *n, struct qpc *q, const struct resp_send_pkt *s);
+bool resp_send_first(struct nic *n, struct qpc *q, const struct resp_send_pkt *s);
+bool resp_send_middle(struct nic *n, struct qpc *q, const struct resp_send_pkt *s);
+bool resp_send_last(struct nic *n, struct qpc *q, const struct resp_send_pkt *s);
+bool resp_send_last_imm(struct nic *n, struct qpc *q, const struct resp_send_pkt *s);
 
 /* Sends the ACK every QP of @n still owes (coalesced acknowledgement): once
  * the frames that arrived together have been taken, before control returns

@@ -3,15 +3,16 @@
  * The engine's fast paths against the general path they stand beside:
  * the requester's one-packet WRITE/SEND, with or without an immediate,
  * one SGE, inline or no payload, straight from the ring's bytes
- * (requester.c send_simple()), the receive path's WRITE ONLY straight to
- * its placement (rx.c rx_write_only()), its SEND ONLY straight to the
- * receive WQE (rx_send_only()), each with or without an immediate, and its
- * ACKNOWLEDGE straight to the completer (rx_acknowledge()). One seeded workload (every operation,
+ * (requester.c send_simple()), the receive path's RDMA WRITE packets
+ * straight to their placement (rx.c rx_write()), its SEND packets straight
+ * to the receive WQE (rx_send()), and its ACKNOWLEDGE straight to the
+ * completer (rx_acknowledge()). One seeded workload (every operation,
  * immediates, one and several SGEs, inline, fences, READs, sizes from 0
- * bytes to three MTUs, RC and UC, frames dropped, duplicated, reordered,
- * delayed and corrupted by a fault link, retransmissions on a clock the
- * test turns) runs twice on fresh pairs over the same memory: with the
- * fast paths, and with them off (WQE_FAST_PATH=0). What the two
+ * bytes to three MTUs, SENDs of four packets, RC and UC, frames dropped,
+ * duplicated, reordered, delayed and corrupted by a fault link,
+ * retransmissions on a clock the test turns) runs twice on fresh pairs
+ * over the same memory: with the fast paths, and with them off
+ * (WQE_FAST_PATH=0). What the two
  * runs show must be identical: every frame each side sent and received,
  * in order, byte for byte, with its time (each side's capture), every
  * completion, the bytes in memory, the QP and port counters, the
@@ -164,8 +165,14 @@ static bool post_one(struct test_rng *g, struct pair *p, struct wqe_mr *am, stru
 	wr.wr.rdma.rkey = bm->rkey;
 	if (kind < 7) {
 		/* the commonest request: one SGE WRITE */
-	} else if (kind < 10) {
+	} else if (kind < 9) {
 		wr.opcode = WQE_WR_SEND;
+	} else if (kind == 9) {
+		/* a SEND of four packets (FIRST, two MIDDLEs, LAST), with or
+		 * without an immediate */
+		sge[0].length = 3 * mtu + 100;
+		wr.opcode = len & 1 ? WQE_WR_SEND_WITH_IMM : WQE_WR_SEND;
+		wr.imm_data = (uint32_t)test_rng_next(g);
 	} else if (kind == 10) {
 		/* with an immediate: a WRITE or a SEND, solicited or not,
 		 * some with no payload */
@@ -367,6 +374,42 @@ static void check_ip_version(const char *path)
 	wqe_pcap_reader_close(rd);
 }
 
+/* The SEND frames in the capture at @path whose ICRC verifies: ONLY, with
+ * or without an immediate, in *@only; FIRST, MIDDLE and LAST in *@parts. */
+static void count_sends(const char *path, size_t *only, size_t *parts)
+{
+	struct wqe_pcap_reader *rd = wqe_pcap_reader_open(path, NULL, 0);
+	const uint8_t *f;
+	size_t len;
+	uint64_t ts;
+	struct wqe_pkt p;
+
+	*only = *parts = 0;
+	CHECK(rd != NULL);
+	if (!rd)
+		return;
+	while (wqe_pcap_read(rd, &f, &len, &ts) == 1) {
+		/* RC and UC only: UC's opcodes are RC's plus 0x20 */
+		if (wqe_pkt_parse(f, len, &p) || !p.icrc_ok || p.bth.opcode >= 0x40)
+			continue;
+		switch (p.bth.opcode & 0x1f) {
+		case WQE_WIRE_RC_SEND_ONLY:
+		case WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE:
+			(*only)++;
+			break;
+		case WQE_WIRE_RC_SEND_FIRST:
+		case WQE_WIRE_RC_SEND_MIDDLE:
+		case WQE_WIRE_RC_SEND_LAST:
+		case WQE_WIRE_RC_SEND_LAST_WITH_IMMEDIATE:
+			(*parts)++;
+			break;
+		default:
+			break;
+		}
+	}
+	wqe_pcap_reader_close(rd);
+}
+
 static void same_capture(const char *x, const char *y, const char *what)
 {
 	uint8_t *bx, *by;
@@ -391,6 +434,7 @@ static void same_capture(const char *x, const char *y, const char *what)
 static void twin(enum wqe_qp_type t, enum wqe_mtu mtu)
 {
 	static struct run fast, slow;
+	size_t only, parts;
 
 	run_once(&fast, t, mtu, true);
 	run_once(&slow, t, mtu, false);
@@ -430,6 +474,13 @@ static void twin(enum wqe_qp_type t, enum wqe_mtu mtu)
 	/* The faults did happen, and were survived the same way. */
 	CHECK(fast.qa.retransmits > 0 || t == WQE_QPT_UC);
 	CHECK(fast.pb.rx_drops[WQE_RX_DROP_BAD_ICRC] > 0);
+	/* SENDs of several packets took the fast path too: B's fast paths
+	 * took more SEND frames than it received SEND ONLYs, by more than a
+	 * third of the FIRST, MIDDLE and LAST frames it received (those
+	 * out of sequence, and duplicates, go the general way). */
+	count_sends(fast.cap_b, &only, &parts);
+	CHECK(parts > 100);
+	CHECK(fast.fast_rx_sends > only + parts / 3);
 	same_capture(fast.cap_a, slow.cap_a, "side A");
 	same_capture(fast.cap_b, slow.cap_b, "side B");
 }

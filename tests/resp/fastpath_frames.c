@@ -14,6 +14,9 @@ const char *const kind_name[K_COUNT] = {
     "RC SEND ONLY with imm", "UC SEND ONLY with imm",  "ACKNOWLEDGE",
     "RC WRITE FIRST",	     "UC WRITE FIRST",	       "RC WRITE MIDDLE",
     "UC WRITE MIDDLE",	     "RC WRITE LAST",	       "UC WRITE LAST",
+    "RC SEND FIRST",	     "UC SEND FIRST",	       "RC SEND MIDDLE",
+    "UC SEND MIDDLE",	     "RC SEND LAST",	       "UC SEND LAST",
+    "RC SEND LAST with imm", "UC SEND LAST with imm",
 };
 
 static const char *const edit_name[] = {
@@ -98,6 +101,11 @@ static const char *const edit_name[] = {
     "RETH length 2^31 + 1 (the region as long)",
     "the region deregistered since the FIRST",
     "the region shrunk to end inside this packet",
+    "a LAST of one byte",
+    "SGEs ending where packets end, and one inside the LAST",
+    "the SEND open with no receive WQE held (forced)",
+    "the message 2^31 bytes long with this packet (forced)",
+    "the message 2^31 + 1 bytes long with this packet (forced)",
 };
 _Static_assert(sizeof(edit_name) / sizeof(*edit_name) == E_COUNT, "a name per edit");
 
@@ -193,15 +201,30 @@ uint32_t write_msg_len(enum kind k, enum edit e)
 	return 2 * FRAME_MTU + WLEN;
 }
 
-/* The payload of a request of @k under @e: a FIRST or MIDDLE one MTU, a
- * LAST what remains of its WRITE, any other WLEN bytes. */
-static uint32_t payload_len(enum kind k, enum edit e)
+uint32_t send_msg_len(enum edit e)
+{
+	if (e == E_LAST_FULL)
+		return 3 * FRAME_MTU;
+	if (e == E_LAST_ONE)
+		return 2 * FRAME_MTU + 1;
+	return 2 * FRAME_MTU + WLEN;
+}
+
+/* A SEND LAST, with or without immediate. */
+static bool is_send_last(enum kind k)
+{
+	return k == K_SLAST_RC || k == K_SLAST_UC || k == K_SLAST_IMM_RC || k == K_SLAST_IMM_UC;
+}
+
+uint32_t frame_payload_len(enum kind k, enum edit e)
 {
 	uint32_t n = WLEN;
 
 	if (k == K_WLAST_RC || k == K_WLAST_UC)
 		n = write_msg_len(k, e) - 2 * FRAME_MTU;
-	else if (is_multi(k))
+	else if (is_send_last(k))
+		n = send_msg_len(e) - 2 * FRAME_MTU;
+	else if (is_multi(k) || is_send_multi(k))
 		n = FRAME_MTU;
 	switch (e) {
 	case E_PAYLOAD_SHORT:
@@ -222,6 +245,22 @@ static uint32_t payload_len(enum kind k, enum edit e)
 /* The RC opcode of a FIRST, MIDDLE or LAST kind. */
 static uint8_t multi_opcode(enum kind k)
 {
+	switch (k) {
+	case K_SFIRST_RC:
+	case K_SFIRST_UC:
+		return WQE_WIRE_RC_SEND_FIRST;
+	case K_SMIDDLE_RC:
+	case K_SMIDDLE_UC:
+		return WQE_WIRE_RC_SEND_MIDDLE;
+	case K_SLAST_RC:
+	case K_SLAST_UC:
+		return WQE_WIRE_RC_SEND_LAST;
+	case K_SLAST_IMM_RC:
+	case K_SLAST_IMM_UC:
+		return WQE_WIRE_RC_SEND_LAST_WITH_IMMEDIATE;
+	default:
+		break;
+	}
 	if (k == K_WFIRST_RC || k == K_WFIRST_UC)
 		return WQE_WIRE_RC_RDMA_WRITE_FIRST;
 	if (k == K_WMIDDLE_RC || k == K_WMIDDLE_UC)
@@ -232,7 +271,7 @@ static uint8_t multi_opcode(enum kind k)
 size_t frame_base(const struct rt *t, enum kind k, enum edit e, const struct frame_spec *sp,
 		  uint8_t *f)
 {
-	uint32_t plen = payload_len(k, e);
+	uint32_t plen = frame_payload_len(k, e);
 	struct wqe_pkt p;
 	size_t n = 0;
 
@@ -246,6 +285,9 @@ size_t frame_base(const struct rt *t, enum kind k, enum edit e, const struct fra
 		p.reth.va = sp->va;
 		p.reth.rkey = sp->rkey;
 		p.reth.dma_len = write_msg_len(k, e);
+	} else if (is_send_multi(k)) {
+		rt_req(t, &p, opcode_of(k, multi_opcode(k)), sp->psn);
+		p.bth.ackreq = 1;
 	} else if (is_send(k)) {
 		rt_req(t, &p,
 		       opcode_of(k, has_imm(k) ? WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE
@@ -327,6 +369,17 @@ static bool apply_req(enum kind k, enum edit e, uint8_t *bth, uint8_t *imm)
 		bth[0] = k == K_ACK ? WQE_WIRE_UC_SEND_ONLY : (uint8_t)(bth[0] ^ 0x20);
 		return true;
 	case E_OPCODE_OTHER:
+		if (is_send_multi(k)) {
+			/* of the same length: FIRST -> ONLY, MIDDLE <-> LAST,
+			 * LAST with immediate -> ONLY with immediate */
+			if (bth[0] % 32 == WQE_WIRE_RC_SEND_FIRST)
+				bth[0] = (uint8_t)(bth[0] + WQE_WIRE_RC_SEND_ONLY);
+			else if (bth[0] % 32 == WQE_WIRE_RC_SEND_LAST_WITH_IMMEDIATE)
+				bth[0] = (uint8_t)(bth[0] + 2);
+			else
+				bth[0] ^= WQE_WIRE_RC_SEND_MIDDLE ^ WQE_WIRE_RC_SEND_LAST;
+			return true;
+		}
 		if (is_multi(k)) {
 			/* of the same length: FIRST -> ONLY, MIDDLE <-> LAST */
 			if (bth[0] % 32 == WQE_WIRE_RC_RDMA_WRITE_FIRST)
@@ -345,8 +398,9 @@ static bool apply_req(enum kind k, enum edit e, uint8_t *bth, uint8_t *imm)
 						WQE_WIRE_RC_RDMA_WRITE_LAST);
 		return true;
 	case E_OPCODE_IMM:
-		/* ONLY <-> ONLY with immediate: the ImmDt's 4 bytes become
-		 * payload, or the payload's first 4 the ImmDt */
+		/* ONLY <-> ONLY with immediate (SEND LAST <-> LAST with
+		 * immediate): the ImmDt's 4 bytes become payload, or the
+		 * payload's first 4 the ImmDt */
 		bth[0] ^= 1;
 		return true;
 	case E_IMM_ZERO:
@@ -429,6 +483,11 @@ bool frame_apply(enum kind k, enum edit e, bool v6, uint8_t *f, size_t *len)
 	case E_LAST_FULL:
 	case E_RKEY_DEREG:
 	case E_RKEY_SHRUNK:
+	case E_LAST_ONE:
+	case E_RQ_SGES_EDGE:
+	case E_WQE_FORGOTTEN:
+	case E_MSG_LIMIT:
+	case E_MSG_HUGE:
 		break;
 	case E_TVER:
 		bth[1] |= 1;

@@ -41,6 +41,15 @@ enum kind {
 	K_WMIDDLE_UC,
 	K_WLAST_RC,
 	K_WLAST_UC,
+	/* the packets of a longer SEND, no invalidate (fastpath_sends.c) */
+	K_SFIRST_RC,
+	K_SFIRST_UC,
+	K_SMIDDLE_RC,
+	K_SMIDDLE_UC,
+	K_SLAST_RC,
+	K_SLAST_UC,
+	K_SLAST_IMM_RC,
+	K_SLAST_IMM_UC,
 	K_COUNT
 };
 
@@ -64,6 +73,12 @@ static inline bool is_multi(enum kind k)
 	return k >= K_WFIRST_RC && k <= K_WLAST_UC;
 }
 
+/* SEND FIRST, MIDDLE, LAST, or LAST with immediate. */
+static inline bool is_send_multi(enum kind k)
+{
+	return k >= K_SFIRST_RC && k <= K_SLAST_IMM_UC;
+}
+
 /* With a RETH: a WRITE ONLY, a WRITE FIRST. */
 static inline bool has_reth(enum kind k)
 {
@@ -73,7 +88,8 @@ static inline bool has_reth(enum kind k)
 /* With an ImmDt. */
 static inline bool has_imm(enum kind k)
 {
-	return k >= K_WRITE_IMM_RC && k <= K_SEND_IMM_UC;
+	return (k >= K_WRITE_IMM_RC && k <= K_SEND_IMM_UC) || k == K_SLAST_IMM_RC ||
+	       k == K_SLAST_IMM_UC;
 }
 
 /* Consumes a receive WQE (IBTA 9.7: a SEND, a WRITE with immediate). */
@@ -84,10 +100,22 @@ static inline bool takes_wqe(enum kind k)
 
 static inline enum wqe_qp_type kind_type(enum kind k)
 {
-	return k == K_WRITE_UC || k == K_SEND_UC || k == K_WRITE_IMM_UC || k == K_SEND_IMM_UC ||
-		       k == K_WFIRST_UC || k == K_WMIDDLE_UC || k == K_WLAST_UC
-		   ? WQE_QPT_UC
-		   : WQE_QPT_RC;
+	switch (k) {
+	case K_WRITE_UC:
+	case K_SEND_UC:
+	case K_WRITE_IMM_UC:
+	case K_SEND_IMM_UC:
+	case K_WFIRST_UC:
+	case K_WMIDDLE_UC:
+	case K_WLAST_UC:
+	case K_SFIRST_UC:
+	case K_SMIDDLE_UC:
+	case K_SLAST_UC:
+	case K_SLAST_IMM_UC:
+		return WQE_QPT_UC;
+	default:
+		return WQE_QPT_RC;
+	}
 }
 
 /* The opcode @rc (an RC request opcode) in @k's transport: UC's are
@@ -186,6 +214,12 @@ enum edit {
 	E_RETH_HUGE,
 	E_RKEY_DEREG,
 	E_RKEY_SHRUNK,
+	/* SEND FIRST, MIDDLE, LAST (fastpath_sends.c says which) */
+	E_LAST_ONE,
+	E_RQ_SGES_EDGE,
+	E_WQE_FORGOTTEN, /* the responder's state forced */
+	E_MSG_LIMIT,
+	E_MSG_HUGE,
 	E_COUNT
 };
 
@@ -196,6 +230,16 @@ const char *edit_label(enum edit e, bool v6);
  * @e belongs to: two MTUs and WLEN bytes (the LAST's), unless @e says
  * otherwise. */
 uint32_t write_msg_len(enum kind k, enum edit e);
+
+/* The length of the SEND a FIRST, MIDDLE or LAST under @e belongs to:
+ * two MTUs and WLEN bytes (the LAST's), or three MTUs under E_LAST_FULL,
+ * or two and one byte under E_LAST_ONE. */
+uint32_t send_msg_len(enum edit e);
+
+/* The payload a good frame of @k under @e carries (before frame_apply()):
+ * WLEN bytes, or as @e asks; a FIRST or MIDDLE one MTU, a LAST what
+ * remains of its message. */
+uint32_t frame_payload_len(enum kind k, enum edit e);
 
 /* What a good frame says besides its kind. */
 struct frame_spec {

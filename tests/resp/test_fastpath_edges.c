@@ -3,10 +3,13 @@
  * The receive fast paths (rx.c: an RDMA WRITE ONLY straight to its
  * placement, a SEND ONLY straight to its receive WQE, each with or without
  * an immediate, an RDMA WRITE FIRST, MIDDLE or LAST straight to its
- * placement, an ACKNOWLEDGE straight to the completer) against the general
- * path, on frames made to sit at the edges of what the fast paths take, RC
- * and UC (fastpath_frames.c builds and edits them; fastpath_writes.c says
- * what applies to the packets of a longer WRITE).
+ * placement, a SEND FIRST, MIDDLE or LAST, the LAST with or without an
+ * immediate, straight into the receive WQE it holds, an ACKNOWLEDGE
+ * straight to the completer) against the general path, on frames made to
+ * sit at the edges of what the fast paths take, RC and UC
+ * (fastpath_frames.c builds and edits them; fastpath_writes.c and
+ * fastpath_sends.c say what applies to the packets of a longer WRITE and
+ * a longer SEND).
  * From one good frame of each kind, every header field they look at is
  * changed in turn: Ethernet type and VLAN tag, IP version, options,
  * fragment bits, lengths, protocol and addresses, UDP port, length and
@@ -42,7 +45,16 @@
  * or shrunk since, a payload short or long of a full MTU or of what
  * remains, a MIDDLE carrying all that remains, a LAST of a full MTU; for a
  * FIRST, a RETH range past the region or past 2^31, or no longer than its
- * payload.
+ * payload. For a SEND FIRST, MIDDLE or LAST, its receive WQE is posted
+ * first and the SEND opened likewise; then no message open, or an RDMA
+ * WRITE open instead, no receive WQE (for a FIRST), SGEs one byte too
+ * small for the packet or just large enough, SGE boundaries inside the
+ * packets and where they end, a bad lkey in an SGE only a later packet
+ * reaches, the slot rewritten since the FIRST, a payload short or long of
+ * a full MTU, a LAST of a full MTU, of one byte, of none, the CQ full at
+ * the LAST, SE on the LAST; and, forced, states no packet leads to: the
+ * SEND open with no receive WQE held, the message reaching 2^31 bytes
+ * with the packet, or passing it.
  *
  * Each frame goes to two contexts in the same state, one with the fast
  * paths and one without (struct nic no_fast_path): the frames they send
@@ -57,7 +69,10 @@
  * immediate), so the comparison is not between two general paths; every
  * other frame must not have. What the requests that take a receive WQE
  * did is also checked against what they should do: the completion's
- * opcode, length, immediate and flags, the bytes placed, the answer.
+ * opcode, length, immediate and flags, the bytes placed, the answer. Last,
+ * whole SENDs of three and four packets, fed packet by packet, must have
+ * placed the message where the SGEs say and completed it with its whole
+ * length, with the fast paths and without (fastpath_sends.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +82,7 @@
 #include "engine/nic.h"
 #include "engine/resp_int.h"
 #include "fastpath_frames.h"
+#include "fastpath_sends.h"
 #include "fastpath_writes.h"
 #include "resp_util.h"
 #include "testutil.h"
@@ -94,6 +110,8 @@ static bool edit_applies(enum kind k, enum edit e, bool v6)
 {
 	if (v6 && (e == E_IP_MF || e == E_IP_FRAG_OFF || e == E_IP_DF_CLEAR || e == E_BAD_IP_CSUM))
 		return false; /* no such fields */
+	if (is_send_multi(k))
+		return send_applies(k, e);
 	if (is_multi(k) || e >= E_NOT_OPEN)
 		return is_multi(k) && multi_applies(k, e);
 	if (e == E_HDRS_CUT)
@@ -126,6 +144,8 @@ static bool goes_fast(enum kind k, enum edit e, enum wqe_format fmt)
 {
 	if (is_multi(k))
 		return multi_goes_fast(k, e);
+	if (is_send_multi(k))
+		return send_goes_fast(k, e);
 	switch (e) {
 	case E_NONE:
 	case E_SE_MIG:
@@ -204,6 +224,21 @@ static uint32_t fill_cq(struct rt *t, enum kind k, struct wqe_mr *mr, uint32_t p
 	return psn;
 }
 
+/* The slot of the receive WQE posted last, in @fmt, rewritten into one its
+ * format refuses (rxe: dma.num_sge 0xffffffff, host order) or, for mlx5,
+ * which decodes anything, one whose SGEs name lkey 0xffffffff. */
+static void rewrite_slot(struct rt *t, enum wqe_format fmt)
+{
+	struct rq_ring *rq = &t->qp->rq;
+	uint8_t *slot = rq_ring_slot(rq, rq->pi - 1);
+	uint32_t huge = 0xffffffffu;
+
+	if (fmt == WQE_FORMAT_RXE)
+		memcpy(slot + 28, &huge, 4);
+	else
+		memset(slot, 0xff, rq->stride);
+}
+
 /* Posts the receive WQE a request of @e finds (@fmt: its slot's format). */
 static void post_recv_for(struct rt *t, enum edit e, enum wqe_format fmt, uint32_t lkey)
 {
@@ -233,18 +268,8 @@ static void post_recv_for(struct rt *t, enum edit e, enum wqe_format fmt, uint32
 		break;
 	}
 	rt_post_recv(t, RECV_WRID, sg, n);
-	if (e == E_RQ_MALFORMED) {
-		struct rq_ring *rq = &t->qp->rq;
-		uint8_t *slot = rq_ring_slot(rq, rq->pi - 1);
-		uint32_t huge = 0xffffffffu;
-
-		/* rxe: dma.num_sge (host order); mlx5 decodes anything, so
-		 * the slot's SGEs name lkey 0xffffffff */
-		if (fmt == WQE_FORMAT_RXE)
-			memcpy(slot + 28, &huge, 4);
-		else
-			memset(slot, 0xff, rq->stride);
-	}
+	if (e == E_RQ_MALFORMED)
+		rewrite_slot(t, fmt);
 }
 
 /* Brings twin side @i to the responder state @e asks for, before the
@@ -261,8 +286,6 @@ static void prepare(struct twin *w, int i, enum kind k, enum edit e, enum wqe_fo
 	/* A MIDDLE's or LAST's WRITE, opened by packets that take each
 	 * side's own path: the fast one, on the side that has it. */
 	multi_open(t, k, e, (uint64_t)(uintptr_t)region + VA_OFF, w->rkey, &psn);
-	if (e == E_NONE)
-		CHECK_EQ(t->ctx->nic->fast_rx - fast, i == 0 ? psn - RT_FIRST_PSN : 0);
 	if (e == E_NO_REMOTE_WRITE) {
 		struct wqe_qp_attr a = {.qp_access_flags = WQE_ACCESS_LOCAL_WRITE |
 							   WQE_ACCESS_REMOTE_READ |
@@ -272,8 +295,17 @@ static void prepare(struct twin *w, int i, enum kind k, enum edit e, enum wqe_fo
 	}
 	if (e == E_CQ_FULL)
 		psn = fill_cq(t, k, w->mr[i], psn);
-	if ((takes_wqe(k) || e == E_SEND_OPEN) && e != E_RQ_EMPTY)
+	if (is_send_multi(k)) {
+		/* its receive WQE, and the packets before it, as for a
+		 * WRITE; the slot rewritten after them */
+		send_open(t, k, e, region, w->mr[i]->lkey, &psn);
+		if (e == E_RQ_MALFORMED)
+			rewrite_slot(t, fmt);
+	} else if ((takes_wqe(k) || e == E_SEND_OPEN) && e != E_RQ_EMPTY) {
 		post_recv_for(t, e, fmt, w->mr[i]->lkey);
+	}
+	if (e == E_NONE)
+		CHECK_EQ(t->ctx->nic->fast_rx - fast, i == 0 ? psn - RT_FIRST_PSN : 0);
 	switch (e) {
 	case E_SEND_OPEN:
 		feed_req(t, opcode_of(k, WQE_WIRE_RC_SEND_FIRST), psn++, 1024);
@@ -287,8 +319,11 @@ static void prepare(struct twin *w, int i, enum kind k, enum edit e, enum wqe_fo
 		CHECK_EQ(rt_resp(t)->open, RESP_OPEN_WRITE);
 		break;
 	case E_UC_DROPPING:
-		/* the request comes at the PSN expected still */
-		feed_req(t, WQE_WIRE_UC_SEND_MIDDLE, psn, 1024);
+		/* the request comes at the PSN expected still (a SEND open:
+		 * a WRITE MIDDLE breaks it) */
+		feed_req(t,
+			 is_send_multi(k) ? WQE_WIRE_UC_RDMA_WRITE_MIDDLE : WQE_WIRE_UC_SEND_MIDDLE,
+			 psn, 1024);
 		CHECK(rt_resp(t)->drop_msg);
 		break;
 	case E_AFTER_PSN_NAK:
@@ -389,6 +424,8 @@ enum {
 	ENG_LAST_PATH = 3,
 	ENG_OPEN = 5,
 	ENG_COMM_EST = 8,
+	ENG_WQE_VALID = 9,
+	ENG_WQE_PLACED = 13,
 	ENG_WR_VA = 14,
 	ENG_WR_LEN = 16,
 	ENG_WR_RESID = 17,
@@ -730,7 +767,7 @@ static void one_case(enum kind k, enum edit e, bool v6, enum wqe_format fmt)
 			test_fail(__FILE__, __LINE__, "%s, %s: not taken by the fast path",
 				  kind_name[k], what);
 		CHECK_EQ(s[0].fast_rx_acks, k == K_ACK);
-		CHECK_EQ(s[0].fast_rx_sends, is_send(k));
+		CHECK_EQ(s[0].fast_rx_sends, is_send(k) || is_send_multi(k));
 		CHECK_EQ(s[0].fast_rx_imm, imm_after(k, e));
 	} else if (s[0].fast_rx != 0) {
 		test_fail(__FILE__, __LINE__, "%s, %s: taken by the fast path", kind_name[k], what);
@@ -758,6 +795,34 @@ static void one_case(enum kind k, enum edit e, bool v6, enum wqe_format fmt)
 		unsigned long failed = test_failures;
 
 		multi_check(k, e, &ms, (uint64_t)(uintptr_t)region);
+		if (test_failures != failed)
+			test_fail(__FILE__, __LINE__, "%s, %s: the checks above", kind_name[k],
+				  what);
+	}
+	if (is_send_multi(k)) {
+		const struct send_seen ss = {
+		    .mem = s[0].mem,
+		    .nout = s[0].nout,
+		    .out = s[0].out[0],
+		    .outlen = s[0].outlen[0],
+		    .nwc = s[0].nwc,
+		    .wc = s[0].wc,
+		    .ncqe = s[0].ncqe,
+		    .cqe = s[0].cqe,
+		    .rs = &s[0].rs,
+		    .open = s[0].eng[ENG_OPEN],
+		    .msn = s[0].eng[ENG_MSN],
+		    .last_path = s[0].eng[ENG_LAST_PATH],
+		    .wqe_valid = s[0].eng[ENG_WQE_VALID],
+		    .wqe_placed = s[0].eng[ENG_WQE_PLACED],
+		    .cq_arm = s[0].eng[ENG_CQ_ARM],
+		    .cq_lost = s[0].eng[ENG_CQ_LOST],
+		    .state = s[0].state,
+		    .imm = imm,
+		};
+		unsigned long failed = test_failures;
+
+		send_check(k, e, fmt, &ss);
 		if (test_failures != failed)
 			test_fail(__FILE__, __LINE__, "%s, %s: the checks above", kind_name[k],
 				  what);
@@ -828,5 +893,6 @@ int main(void)
 	for (int v6 = 0; v6 < 2; v6++)
 		for (int k = 0; k < K_COUNT; k++)
 			truncations((enum kind)k, v6);
+	send_whole();
 	return test_finish();
 }
