@@ -12,8 +12,9 @@
  * (a receive WQE taken, placed through its lkey and completed, and the
  * application reposting it) and that an inline payload, read from the WQE
  * with no lkey to check, costs no more than one read through a key. The
- * engine's fast paths cover all eight (docs/architecture.md), so a row
- * that falls far behind the others means one of them stopped taking its
+ * engine's receive fast paths take every packet of all eight, its
+ * requester's the one-packet ones (docs/architecture.md), so a row that
+ * falls far behind the others means one of them stopped taking its
  * shape. The 64 KiB pair shows what a long SEND costs beside a long
  * WRITE: its packets scattered through the receive WQE's SGE list rather
  * than placed through one rkey.
