@@ -75,9 +75,12 @@ run_one() {
 		printf 'valgrind: %-40s ok    %4ss\n' "$name" $((t1 - t0))
 	elif [ "$rc" -eq 99 ]; then
 		printf 'valgrind: %-40s ERRORS %3ss (%s)\n' "$name" $((t1 - t0)) "$out/$name.vg"
+		sed -n '1,40s/^/valgrind:   /p' "$out/$name.vg"
 		echo "$name" >>"$out/failed"
 	else
 		printf 'valgrind: %-40s FAIL  %4ss (exit %s; %s)\n' "$name" $((t1 - t0)) "$rc" "$out/$name.out"
+		# what the test said last, for a log that outlives the build directory
+		grep -v '^ok ' "$out/$name.out" | tail -n 20 | sed 's/^/valgrind:   /'
 		echo "$name" >>"$out/failed"
 	fi
 }
