@@ -191,11 +191,13 @@ plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 /* What the request fast paths check first, for a plain() frame whose BTH
  * is at @t and whose payload starts at @hdrs: room for the headers and the
  * ICRC, a pad count within the payload, sums that verify, and its QP
- * (plain_qp(): UC if the opcode is @uc_op, else RC); NULL if any fails.
+ * (plain_qp(), of the opcode's transport: its top three bits, 000 RC or
+ * 001 UC, as the request paths take only those); NULL if any fails.
  * The payload's length, pad excluded, in *@plen. */
-static inline __attribute__((always_inline)) struct qpc *
-plain_request(struct nic *n, const uint8_t *frame, size_t len, size_t t, size_t hdrs, uint8_t uc_op,
-	      uint32_t *plen)
+static inline __attribute__((always_inline)) struct qpc *plain_request(struct nic *n,
+								       const uint8_t *frame,
+								       size_t len, size_t t,
+								       size_t hdrs, uint32_t *plen)
 {
 	const uint8_t *bth = frame + t;
 	uint32_t padcnt = (bth[1] >> 4) & 3u;
@@ -206,7 +208,7 @@ plain_request(struct nic *n, const uint8_t *frame, size_t len, size_t t, size_t 
 	if (padcnt > *plen || !sums_ok(frame, len, t))
 		return NULL;
 	*plen -= padcnt;
-	return plain_qp(n, frame, t, bth[0] == uc_op ? WQE_QPT_UC : WQE_QPT_RC);
+	return plain_qp(n, frame, t, bth[0] & 0x20u ? WQE_QPT_UC : WQE_QPT_RC);
 }
 
 /* Counts a request frame of @q a fast path took (@imm: with an
@@ -219,23 +221,6 @@ static inline __attribute__((always_inline)) void took_request(struct nic *n, st
 		n->fast_rx_imm++;
 	n->rx_accepted++;
 	q->eng->rx_requests++;
-}
-
-/* The UC opcode of an RDMA WRITE packet of @role (ONLY with immediate if
- * @imm). */
-static inline __attribute__((always_inline)) uint8_t uc_write_op(enum wqe_wire_role role, bool imm)
-{
-	switch (role) {
-	case WQE_ROLE_FIRST:
-		return WQE_WIRE_UC_RDMA_WRITE_FIRST;
-	case WQE_ROLE_MIDDLE:
-		return WQE_WIRE_UC_RDMA_WRITE_MIDDLE;
-	case WQE_ROLE_LAST:
-		return WQE_WIRE_UC_RDMA_WRITE_LAST;
-	default:
-		return imm ? WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE
-			   : WQE_WIRE_UC_RDMA_WRITE_ONLY;
-	}
 }
 
 /* An RC or UC RDMA WRITE packet of @role, BTH at @t: an ONLY, with
@@ -253,7 +238,7 @@ static inline __attribute__((always_inline)) bool rx_write(struct nic *n, const 
 	size_t hdrs =
 	    t + WQE_BTH_LEN + (reth ? (size_t)WQE_RETH_LEN : 0) + (imm ? (size_t)WQE_IMMDT_LEN : 0);
 	struct resp_write_pkt w;
-	struct qpc *q = plain_request(n, frame, len, t, hdrs, uc_write_op(role, imm), &w.len);
+	struct qpc *q = plain_request(n, frame, len, t, hdrs, &w.len);
 	bool ok;
 
 	if (!q)
@@ -290,22 +275,6 @@ static inline __attribute__((always_inline)) bool rx_write(struct nic *n, const 
 	return true;
 }
 
-/* The UC opcode of a SEND packet of @role (ONLY or LAST with immediate
- * if @imm). */
-static inline __attribute__((always_inline)) uint8_t uc_send_op(enum wqe_wire_role role, bool imm)
-{
-	switch (role) {
-	case WQE_ROLE_FIRST:
-		return WQE_WIRE_UC_SEND_FIRST;
-	case WQE_ROLE_MIDDLE:
-		return WQE_WIRE_UC_SEND_MIDDLE;
-	case WQE_ROLE_LAST:
-		return imm ? WQE_WIRE_UC_SEND_LAST_WITH_IMMEDIATE : WQE_WIRE_UC_SEND_LAST;
-	default:
-		return imm ? WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE : WQE_WIRE_UC_SEND_ONLY;
-	}
-}
-
 /* An RC or UC SEND packet of @role, BTH at @t: an ONLY or a LAST, with
  * immediate if @imm (BTH, ImmDt), or a FIRST or MIDDLE (BTH), none with
  * an invalidate, that passes the responder's checks on their commonest
@@ -319,7 +288,7 @@ static inline __attribute__((always_inline)) bool rx_send(struct nic *n, const u
 	const uint8_t *bth = frame + t;
 	size_t hdrs = t + WQE_BTH_LEN + (imm ? (size_t)WQE_IMMDT_LEN : 0);
 	struct resp_send_pkt s;
-	struct qpc *q = plain_request(n, frame, len, t, hdrs, uc_send_op(role, imm), &s.len);
+	struct qpc *q = plain_request(n, frame, len, t, hdrs, &s.len);
 	bool ok;
 
 	if (!q)
