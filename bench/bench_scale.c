@@ -24,6 +24,12 @@
  * what went through posix_memalign (the send and receive rings), "context"
  * the rest (software QP, NIC QP context and engine state, the requester's
  * in-flight table, wr_id arrays, the QP table's share).
+ *
+ * The bound line says what the goal leaves, in nanoseconds a message: 0.75x
+ * allows a message at 16384 QPs a third more than the 1-QP time; the memory
+ * floor (floor_run(): four independent cold lines a message, no protocol
+ * work) takes part of that, and the rest is all that the ACK every message
+ * needs from 64 QPs up may cost. Beside it, what 64 QPs add over one now.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +131,78 @@ static BENCH_NOINLINE uint64_t scale_run(struct scale_cfg *c, uint64_t max_msgs,
 	return done;
 }
 
+/*
+ * The memory floor: the least that @nqp QP pairs' cold state can cost a
+ * message on this machine, with no protocol work at all. Each pair has two
+ * records of @rec bytes (the measured memory per QP), one a side, visited
+ * round-robin as scale_run() visits the QPs. A message reads and writes
+ * FLOOR_LINES lines: on A's side the software QP and the WQE slot, on B's
+ * the responder's QP context and its PSNs. That is fewer than any RC
+ * message can touch (the requester's context and the completer's in-flight
+ * entry are left out), and the four are independent of one another, so the
+ * processor may overlap their misses as the library's dependent loads
+ * cannot. Returns nanoseconds a message, over about @max_ns.
+ */
+#define FLOOR_LINES 4
+
+static BENCH_NOINLINE double floor_run(uint8_t *recs, uint32_t nqp, size_t rec, uint64_t max_ns)
+{
+	static const size_t off[FLOOR_LINES] = {0, 2048, 0, 1024}; /* A, A, B, B */
+	uint64_t msgs = 0, t0 = bench_now_ns(), t;
+	uint32_t q = 0;
+
+	do {
+		for (int i = 0; i < 4096; i++) {
+			uint8_t *a = recs + (size_t)q * 2 * rec, *b = a + rec;
+
+			for (int l = 0; l < FLOOR_LINES; l++) {
+				volatile uint64_t *w = (volatile uint64_t *)((l < 2 ? a : b) + off[l]);
+
+				*w = *w + 1;
+			}
+			q = q + 1 == nqp ? 0 : q + 1;
+		}
+		msgs += 4096;
+		t = bench_now_ns() - t0;
+	} while (t < max_ns);
+	return (double)t / (double)msgs;
+}
+
+/*
+ * What the goal leaves for the ACK every message needs from 64 QPs up:
+ * 0.75x allows a message at 16384 QPs 1/0.75 - 1 = 1/3 of the 1-QP time
+ * more; the memory floor takes its share of that; the rest is what one
+ * ACK frame (built, ICRC, sent, received, ICRC checked, completed) may
+ * cost. Printed beside what the ACK costs now (64 QPs, state warm, against
+ * 1 QP, where one ACK covers a pass's messages).
+ */
+static void print_bound(double ns1, double ns64, const struct scale_cfg *big)
+{
+	size_t rec = ((size_t)(big->ctx_bytes + big->ring_bytes) + 63) & ~(size_t)63;
+	double f1[ROUNDS], fn[ROUNDS], fl;
+	uint8_t *recs;
+
+	if (rec < 2112)
+		rec = 2112; /* past the last line touched */
+	recs = aligned_alloc(64, 2 * (size_t)big->nqp * rec);
+	if (!recs)
+		die("out of memory for the memory floor");
+	memset(recs, 0, 2 * (size_t)big->nqp * rec);
+	floor_run(recs, big->nqp, rec, RUN_NS / 4); /* warm: every record in memory */
+	for (int r = 0; r < ROUNDS; r++) {
+		f1[r] = floor_run(recs, 1, rec, RUN_NS / 4);
+		fn[r] = floor_run(recs, big->nqp, rec, RUN_NS / 4);
+	}
+	fl = bench_median(fn, ROUNDS) - bench_median(f1, ROUNDS);
+	free(recs);
+	printf("bound, ns a message: 1 QP %.0f; 0.75x allows %.0f more at %u QPs; the memory "
+	       "floor takes %.0f of that (%d independent cold lines a message in records of "
+	       "%zu B, no protocol work); %.0f are left for the ACK each message needs; 64 QPs "
+	       "(an ACK and a QP a message, state warm) add %.0f over 1 QP now\n\n",
+	       ns1, ns1 / 0.75 - ns1, big->nqp, fl, FLOOR_LINES, rec, ns1 / 0.75 - ns1 - fl,
+	       ns64 - ns1);
+}
+
 /* Messages that leave every one of @nqp QPs warm: each has run. */
 static uint64_t warm_msgs(uint32_t nqp)
 {
@@ -218,6 +296,8 @@ int main(int argc, char **argv)
 	       "message\n\n",
 	       (unsigned long long)(a1.calls - a0.calls), (unsigned long long)(a1.frees - a0.frees),
 	       (unsigned long long)msgs, (double)(a1.calls - a0.calls) / (double)msgs);
+	print_bound(1e3 / bench_median(rate[0], ROUNDS), 1e3 / bench_median(rate[1], ROUNDS),
+		    &cfgs[NCFG - 1]);
 	{
 		double rt = bench_median(ratio[NCFG - 1], ROUNDS);
 
