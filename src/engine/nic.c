@@ -278,10 +278,13 @@ void nic_take_doorbells(struct nic *n)
 	 * (the QP contexts came with the doorbells), so that the misses
 	 * overlap; the second reads it. */
 	for (uint32_t i = 0; i < n->ndb_pend; i++) {
-		const struct eng_qp *e = n->db_pend[i]->eng;
+		const uint8_t *d = (const uint8_t *)&n->db_pend[i]->eng->doorbell;
 
-		__builtin_prefetch(&e->doorbell, 1);
-		__builtin_prefetch((const uint8_t *)&e->doorbell + 64, 1);
+		/* Its two lines' worth (nic.h) cross a third line unless the
+		 * structure happens to be 64-byte aligned. */
+		__builtin_prefetch(d, 1);
+		__builtin_prefetch(d + 64, 1);
+		__builtin_prefetch(d + 2 * 64 - 1, 1);
 	}
 	for (uint32_t i = 0; i < n->ndb_pend; i++) {
 		struct qpc *q = n->db_pend[i];
