@@ -474,7 +474,8 @@ struct wqe_qp_attr {
 	uint8_t min_rnr_timer;        /* 0..31, IBTA RNR timer code */
 	uint8_t port_num;             /* must be 1 */
 	uint8_t timeout;              /* 0..31: 4.096 us x 2^timeout; 0 = infinite */
-	uint8_t retry_cnt;            /* 0..7 */
+	uint8_t retry_cnt;            /* 0..7 transport retries; 7 is seven, as the
+				       * IBTA has it (rxe retries forever at 7) */
 	uint8_t rnr_retry;            /* 0..7; 7 = retry forever */
 };
 
