@@ -280,8 +280,8 @@ void nic_take_doorbells(struct nic *n)
 	for (uint32_t i = 0; i < n->ndb_pend; i++) {
 		const uint8_t *d = (const uint8_t *)&n->db_pend[i]->eng->doorbell;
 
-		/* Its two lines' worth (nic.h) cross a third line unless the
-		 * structure happens to be 64-byte aligned. */
+		/* Its two lines' worth (the static_assert above) cross a third
+		 * line unless the structure happens to be 64-byte aligned. */
 		__builtin_prefetch(d, 1);
 		__builtin_prefetch(d + 64, 1);
 		__builtin_prefetch(d + 2 * 64 - 1, 1);
