@@ -80,23 +80,16 @@ bool send_applies(enum kind k, enum edit e)
 	}
 }
 
-/* The unchanged frames, and the changes the general path takes as good
- * too: BTH bits it does not read (SE on a FIRST or MIDDLE, MigReq, FECN,
- * BECN), IP fields neither path reads, no AckReq, a PSN NAK outstanding,
- * no REMOTE_WRITE, any ImmDt, receive buffers just large enough or in
- * pieces, the CQ full (the completion lost as the general path loses
- * it), a message of 2^31 bytes; a LAST of any length from 1 to the MTU (pad bytes not counted,
- * the ImmDt's bytes as payload or the payload's first four as the
- * ImmDt); a FIRST as an ONLY of a full MTU, a MIDDLE as a LAST of one. */
-bool send_goes_fast(enum kind k, enum edit e)
+/* The changes after which every kind is taken as good, by both paths,
+ * and checked in full (send_check()'s check_good()): the unchanged frame,
+ * SE, no AckReq, a PSN NAK outstanding, no REMOTE_WRITE, any ImmDt,
+ * receive buffers just large enough or in pieces, the CQ full, a LAST of
+ * a full MTU or of one byte, a message of 2^31 bytes. */
+static bool send_taken_whole(enum edit e)
 {
 	switch (e) {
 	case E_NONE:
-	case E_SE_MIG:
 	case E_SE:
-	case E_FECN_BECN:
-	case E_TTL_TOS:
-	case E_IP_DF_CLEAR:
 	case E_ACKREQ_OFF:
 	case E_AFTER_PSN_NAK:
 	case E_NO_REMOTE_WRITE:
@@ -110,6 +103,28 @@ bool send_goes_fast(enum kind k, enum edit e)
 	case E_LAST_FULL:
 	case E_LAST_ONE:
 	case E_MSG_LIMIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The frames send_taken_whole() names (the CQ full: the completion lost
+ * as the general path loses it), and the other changes the general path
+ * takes as good too: BTH bits it does not read (SE on a FIRST or MIDDLE,
+ * MigReq, FECN, BECN), IP fields neither path reads; a LAST of any length
+ * from 1 to the MTU (pad bytes not counted, the ImmDt's bytes as payload
+ * or the payload's first four as the ImmDt); a FIRST as an ONLY of a full
+ * MTU, a MIDDLE as a LAST of one. */
+bool send_goes_fast(enum kind k, enum edit e)
+{
+	if (send_taken_whole(e))
+		return true;
+	switch (e) {
+	case E_SE_MIG:
+	case E_FECN_BECN:
+	case E_TTL_TOS:
+	case E_IP_DF_CLEAR:
 		return true;
 	case E_PAD1:
 	case E_PAD3:
@@ -357,24 +372,11 @@ void send_check(enum kind k, enum edit e, enum wqe_format fmt, const struct send
 {
 	bool rc = kind_type(k) == WQE_QPT_RC;
 
-	switch (e) {
-	case E_NONE:
-	case E_SE:
-	case E_ACKREQ_OFF:
-	case E_AFTER_PSN_NAK:
-	case E_NO_REMOTE_WRITE:
-	case E_IMM_ZERO:
-	case E_IMM_ONES:
-	case E_IMM_TOP:
-	case E_RQ_EXACT:
-	case E_RQ_SGES:
-	case E_RQ_SGES_EDGE:
-	case E_CQ_FULL:
-	case E_LAST_FULL:
-	case E_LAST_ONE:
-	case E_MSG_LIMIT:
+	if (send_taken_whole(e)) {
 		check_good(k, e, s);
-		break;
+		return;
+	}
+	switch (e) {
 	case E_PAYLOAD_SHORT:
 	case E_PAYLOAD_LONG:
 		/* a FIRST or MIDDLE not of a full MTU: RC completes the
