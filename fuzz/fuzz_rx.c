@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "engine/services.h"
 #include "verbs/verbs_int.h"
 #include "wqe/wire.h"
 

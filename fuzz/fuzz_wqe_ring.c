@@ -54,6 +54,7 @@
 
 #include "engine/rx.h"
 #include "fuzz_util.h"
+#include "engine/services.h"
 #include "verbs/verbs_int.h"
 #include "wqe/model.h"
 #include "wqe/text.h"

@@ -62,6 +62,27 @@ enum wqe_check_policy {
 };
 WQE_API const char *wqe_check_policy_str(enum wqe_check_policy p);
 
+/*
+ * Who runs a context's NIC.
+ */
+enum wqe_nic_mode {
+	/* The NIC runs only inside the application's calls on the context
+	 * (wqe_progress(), wqe_poll_cq(), wqe_context_receive()), in the
+	 * calling thread: deterministic, the default. */
+	WQE_NIC_CALLER = 0,
+	/* A thread of the context's own, started by wqe_open_context() and
+	 * stopped by wqe_close_context(), runs the NIC as hardware runs on
+	 * its own: it takes doorbells, receives from the link, fires the
+	 * retransmit and RNR timers, and sleeps in poll() when there is
+	 * nothing to do. A peer's requests are answered, completions written
+	 * and events delivered with no call of the application's:
+	 * wqe_progress() does nothing, wqe_poll_cq() only reads the CQ. The
+	 * context's link must be a UDP link (or a fault injector around one):
+	 * the thread waits on its socket. */
+	WQE_NIC_THREAD = 1,
+};
+WQE_API const char *wqe_nic_mode_str(enum wqe_nic_mode m);
+
 struct wqe_context_attr {
 	enum wqe_format format;          /* WQE format of every send queue */
 	enum wqe_check_policy checks;    /* where post-time-knowable checks run */
@@ -70,6 +91,7 @@ struct wqe_context_attr {
 	union wqe_gid gid[WQE_MAX_GIDS]; /* GID table; index 0 is the default */
 	uint32_t num_pkeys;              /* 0 means one P_Key: 0xffff */
 	uint16_t pkey[WQE_MAX_PKEYS];
+	enum wqe_nic_mode nic_mode;      /* who runs the NIC */
 };
 
 /*
@@ -83,16 +105,20 @@ struct wqe_context_attr {
  * NIC's fast paths off for this context (every WQE and frame takes the
  * general path: the same frames, completions and counters, more work per
  * packet; for checking a suspicion against the reference path), "1" or
- * unset leaves them on. Read with getenv(): not while another thread
+ * unset leaves them on. WQE_NIC_MODE, if set, overrides @attr's
+ * nic_mode: "caller" or "thread" (to run a program or a test suite in
+ * the other mode unchanged). Read with getenv(): not while another thread
  * changes the environment.
- * Returns the context, or NULL with errno EINVAL (bad format, num_gids or
- * num_pkeys out of range, WQE_FAST_PATH neither "0" nor "1"), ENOMEM, or
- * what eventfd() failed with (EMFILE, ENFILE).
+ * Returns the context, or NULL with errno EINVAL (bad format, nic_mode,
+ * num_gids or num_pkeys out of range, WQE_FAST_PATH neither "0" nor "1",
+ * WQE_NIC_MODE neither "caller" nor "thread"), ENOMEM, or what eventfd()
+ * or pthread_create() failed with (EMFILE, ENFILE, EAGAIN).
  */
 WQE_API struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr);
 
 /*
- * wqe_close_context - free a context and close its asynchronous event fd.
+ * wqe_close_context - free a context and close its asynchronous event fd
+ * (with WQE_NIC_THREAD: after stopping and joining its NIC thread).
  * Every PD, MR, CQ, QP, AH and completion channel made from it must have
  * been destroyed first: returns EBUSY otherwise and changes nothing.
  * Returns 0 on success, EINVAL for NULL. No thread may be in

@@ -124,7 +124,7 @@ static void fail_head(struct nic *n, struct qpc *q, enum wqe_wc_status st)
 
 	q->eng->stats.wqe_errors++;
 	told = complete_head(q, st);
-	q->state = WQE_QPS_ERR;
+	qpc_set_state(q, WQE_QPS_ERR);
 	q->eng->req.retrans_at = 0;
 	q->eng->req.rnr_at = 0;
 	flush_qp(n, q);

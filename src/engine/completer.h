@@ -8,7 +8,7 @@
 #ifndef WQE_ENGINE_COMPLETER_H
 #define WQE_ENGINE_COMPLETER_H
 
-#include "engine/nic.h"
+#include "engine/services.h"
 
 struct wqe_pkt;
 

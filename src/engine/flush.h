@@ -9,7 +9,7 @@
 #ifndef WQE_ENGINE_FLUSH_H
 #define WQE_ENGINE_FLUSH_H
 
-#include "engine/nic.h"
+#include "engine/services.h"
 
 /* Flushes the send and receive queues of @q; returns completions made. */
 int flush_qp(struct nic *n, struct qpc *q);

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nic.h - the modelled NIC: the engine's state and the device interface the
- * verbs layer drives it through.
- *
- * The interface is the one a driver has to its hardware and firmware:
- * commands that create and change table entries (QP context, CQ context,
- * keys), the doorbell register, and a progress call that stands for the
- * NIC's own clock. The engine includes wqe/desc.h and wqe/types.h, never
- * wqe/verbs.h: it cannot see a software Work Request.
+ * nic.h - the modelled NIC's state, private to the engine: the NIC, and
+ * per QP the requester's and completer's state next to the responder's.
+ * The driver sees none of it (engine/device.h is its interface); the
+ * engine's stages reach the NIC's services through engine/services.h.
+ * The engine includes wqe/desc.h and wqe/types.h, never wqe/verbs.h: it
+ * cannot see a software Work Request.
  */
 #ifndef WQE_ENGINE_NIC_H
 #define WQE_ENGINE_NIC_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -22,45 +22,9 @@
 #include "wqe/packetize.h"
 #include "wqe/trace.h"
 #include "wqe/wire.h"
-#include "engine/responder.h"
+#include "engine/device.h"
+#include "engine/resp_state.h"
 #include "wqe/types.h"
-
-/* The port's addresses, as the NIC knows them. */
-struct nic_port {
-	uint8_t mac[6];
-	uint32_t num_gids;
-	union wqe_gid gid[4];
-	uint32_t num_pkeys;
-	uint16_t pkey[4];
-};
-
-/* Per-QP statistics the engine keeps (wqe/link.h struct wqe_qp_stats;
- * packets_received is eng_qp.rx_requests + eng_req.msg.rx_responses): the
- * counters every message moves sit with the state they go with (struct
- * nic_msg_stats in struct eng_req, rx_requests in struct eng_qp); these
- * are the rest. */
-struct nic_qp_stats {
-	uint64_t inline_wqes;
-	uint64_t fence_stalls;
-	uint64_t rd_atomic_stalls;
-	uint64_t wqe_errors;
-	uint64_t flushed;
-	uint64_t retransmits;       /* retry sequences started */
-	uint64_t timeouts;
-	uint64_t rnr_naks_received;
-	uint64_t seq_naks_received;
-};
-
-/* The requester's counters moved by every message sent (and its ACK). */
-struct nic_msg_stats {
-	uint64_t rx_responses;      /* response packets past the receive filters */
-	uint64_t wqes_fetched;
-	uint64_t wqe_fetch_blocks;  /* 64-byte blocks read from the ring */
-	uint64_t payload_reads;     /* host-memory reads for payload (one per SGE) */
-	uint64_t payload_bytes;
-	uint64_t packets_sent;
-	uint64_t bytes_sent;
-};
 
 /* An RC WQE whose packets have left and that waits for its response:
  * 16 bytes, four to a cache line. An RC message is at most 2^31 bytes
@@ -150,6 +114,13 @@ static inline struct inflight *eng_flight(struct eng_qp *e, uint32_t idx)
 	return &e->inflight[idx & (e->req.nflight - 1)];
 }
 
+/* In SQD: the next WQE to fetch is one that had started before the QP
+ * left RTS (a retry goes back to it), so it may be sent again. */
+static inline bool req_sqd_may_fetch(const struct eng_req *r)
+{
+	return (int32_t)(r->sqd_end - r->fetch) > 0;
+}
+
 /* Where the NIC's frames go and come from: the attached link, the
  * capture tap, and the clock. */
 struct nic_tx {
@@ -168,31 +139,11 @@ struct nic_tx {
 	 * when the NIC stops sending for now (nic_tx_flush()). */
 	void (*flush)(void *arg);
 	void *arg;
+	int fd;                     /* the link's, to poll (-1: none) */
 	struct wqe_pcap *tap;
 	uint64_t (*now)(void *arg); /* ns; NULL = CLOCK_MONOTONIC */
 	void *now_arg;
 };
-
-/*
- * The asynchronous events the NIC raises (IBTA vol. 1 11.6.3, affiliated
- * asynchronous events and errors), in its own terms: a QP by number, a CQ
- * by its context. The values are libibverbs' (enum ibv_event_type); the
- * verbs layer maps them to its objects and queues them (src/verbs/async.c).
- */
-enum nic_event {
-	NIC_EV_CQ_ERR = 0,      /* a CQ overran (its first lost completion) */
-	NIC_EV_QP_FATAL = 1,    /* the QP went to ERR and no completion says why */
-	NIC_EV_QP_REQ_ERR = 2,  /* responder: invalid request, no receive WQE */
-	NIC_EV_QP_ACCESS_ERR = 3, /* responder: access violation, no receive WQE */
-	NIC_EV_COMM_EST = 4,    /* RC/UC in RTR: the first request in sequence */
-	NIC_EV_SQ_DRAINED = 5,  /* SQD asked with notification: drained */
-	NIC_EV_COUNT
-};
-
-/* Where the NIC reports them: called inside the engine (progress, a frame
- * received, a modify), once per event; it must not allocate or fail.
- * @qpn for QP events, @cq for NIC_EV_CQ_ERR. */
-typedef void (*nic_event_fn)(void *arg, enum nic_event ev, uint32_t qpn, struct cqc *cq);
 
 /* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + RETH/AtomicETH +
  * 4096 payload + pad + ICRC, rounded up. */
@@ -201,6 +152,49 @@ typedef void (*nic_event_fn)(void *arg, enum nic_event ev, uint32_t qpn, struct 
 
 /* Doorbells held before the NIC takes them (struct nic, db_pend). */
 #define NIC_DB_PEND 64u
+
+/*
+ * The doorbell register of a NIC_THREAD NIC: a bounded lock-free queue of
+ * doorbell writes, any number of posting threads in, the NIC thread out
+ * (each cell's sequence number says whose turn it is: a producer claims a
+ * cell by advancing @enq, fills it, then publishes it with a release store
+ * of its sequence; the NIC acquires that sequence before reading the
+ * cell). A write that finds it full sets @overflow instead: the NIC then
+ * looks at every QP once, so no doorbell is ever lost.
+ */
+#define NIC_DB_QUEUE 4096u
+enum { NIC_DB_SQ = 0, NIC_DB_RQ = 1 };
+struct nic_db_cell {
+	_Atomic uint32_t seq;
+	uint8_t kind;               /* NIC_DB_SQ: @val; NIC_DB_RQ: @qpn */
+	uint32_t qpn;
+	uint8_t val[8];
+};
+struct nic_db_queue {
+	_Alignas(64) _Atomic uint32_t enq;
+	_Alignas(64) uint32_t deq;  /* the NIC thread's */
+	_Atomic bool overflow;
+	struct nic_db_cell cell[NIC_DB_QUEUE];
+};
+
+/* What a NIC_THREAD NIC adds (nic_create()). */
+struct nic_thread {
+	pthread_t tid;
+	bool started;
+	_Atomic bool stop;
+	/* The thread sleeps in poll() on @wake_fd (an eventfd) and the link's
+	 * fd. @sleeping is set before it looks for work a last time and
+	 * sleeps: a doorbell pushed after that look sees it and writes
+	 * @wake_fd (both sequentially consistent, so one of the two sees the
+	 * other). */
+	int wake_fd;
+	_Atomic bool sleeping;
+	/* Commands waiting for the lock: the thread lets them in between
+	 * passes rather than taking the lock straight back. */
+	_Atomic uint32_t cmd_waiting;
+	struct nic_db_queue *dbq;
+	uint64_t wakeups;           /* polls that returned (statistics) */
+};
 
 /* An entry of the NIC's timer list (struct nic, @timed). */
 struct nic_timer {
@@ -217,6 +211,11 @@ struct nic_ah {
 
 struct nic {
 	enum wqe_format format;
+	enum nic_mode mode;
+	/* The command lock (device.h): held by a command from nic_cmd_begin()
+	 * to nic_cmd_end(), and by the NIC thread while it works. */
+	pthread_mutex_t lock;
+	struct nic_thread thr;
 	struct nic_ah *ah;         /* index = ah_num - 1 */
 	uint32_t nah;
 	struct nic_tx tx;
@@ -283,7 +282,7 @@ struct nic {
 	uint32_t tx_qpn;
 	uint32_t tx_counter;
 	const char *retry_why;
-	uint64_t rx_drops[16];     /* by enum rx_drop */
+	uint64_t rx_drops[RX_DROP_COUNT];
 };
 
 /* The port's GID at @index, or its first if there is none at @index (a
@@ -306,85 +305,5 @@ static inline bool nic_qp_receives(const struct qpc *q)
 	return q->state == WQE_QPS_RTR || q->state == WQE_QPS_RTS || q->state == WQE_QPS_SQD ||
 	       q->state == WQE_QPS_SQE;
 }
-
-struct nic *nic_create(enum wqe_format fmt, const struct nic_port *port);
-void nic_destroy(struct nic *n);
-
-/* Address-handle commands: the new handle's number (>= 1), or 0 when the
- * table cannot grow. */
-uint32_t nic_ah_create(struct nic *n, uint32_t pd, const union wqe_gid *dgid, const uint8_t dmac[6],
-		       uint32_t flow_label, uint8_t sgid_index, uint8_t hop_limit, uint8_t tclass,
-		       uint8_t sl, uint16_t udp_sport);
-void nic_ah_destroy(struct nic *n, uint32_t ah_num);
-const struct nic_ah *nic_ah_find(const struct nic *n, uint32_t ah_num);
-
-/* Commands. Each returns 0 or a positive errno. */
-int nic_qp_create(struct nic *n, struct qpc *q);
-void nic_qp_destroy(struct nic *n, struct qpc *q);
-/* Makes room for what a modify is about to give @q (responder resources
- * for @max_dest_rd_atomic): call before changing the QP context; ENOMEM
- * with nothing changed. */
-int nic_qp_reserve(struct nic *n, struct qpc *q, uint32_t max_dest_rd_atomic);
-/* Applies a modify already validated by the state machine: called after
- * every modify, state change or not (its attributes may have changed). */
-void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s);
-
-/* RTS -> SQD with the drain's notification asked for (EN_SQD_ASYNC_NOTIFY):
- * call right after nic_qp_set_state(). NIC_EV_SQ_DRAINED is raised once
- * nothing that had started is left, now if that is already so. */
-void nic_qp_sqd_notify(struct nic *n, struct qpc *q);
-/* The drain notification is pending: raises it if the drain is over. */
-void nic_sqd_check(struct nic *n, struct qpc *q);
-
-/* Reports asynchronous event @ev of the QP numbered @qpn, or of @cq. */
-void nic_event(struct nic *n, enum nic_event ev, uint32_t qpn, struct cqc *cq);
-
-/* Marks @q as having work: progress will look at it. */
-void nic_kick(struct qpc *q);
-/* In SQD with WQEs that had started still to finish (sent or
- * acknowledged): the send queue is draining. */
-bool nic_qp_sq_draining(const struct qpc *q);
-/* The doorbells held since the last call: their QPs go on the active list. */
-void nic_take_doorbells(struct nic *n);
-/* @q's requester armed a timer for @at (ns): it goes on the timer list. */
-void nic_timer_armed(struct nic *n, struct qpc *q, uint64_t at);
-/* @q's timers changed (an ACK re-armed or disarmed them): its timer-list
- * entry becomes exact, so that the list's walk does not read the QP. */
-void nic_timer_update(struct nic *n, struct qpc *q);
-
-/* The doorbell register write of one post call (8 bytes). */
-void nic_doorbell(struct nic *n, const uint8_t val[8]);
-
-/* Reports @ev to the trace callback, if any (stamps the time). */
-void nic_trace(struct nic *n, struct wqe_trace_event *ev);
-
-/* Writes a completion into @cq (and reports it). False on overrun; the
- * first completion lost raises NIC_EV_CQ_ERR. */
-bool nic_push_cqe(struct nic *n, struct cqc *cq, const struct cqe *e);
-
-/* Sends one frame to the link and the tap. */
-void nic_xmit(struct nic *n, const uint8_t *frame, size_t len);
-
-/* Where to build the next frame: a buffer of the link's, sent by
- * nic_xmit_buf() without a copy, or else n->frame. */
-uint8_t *nic_tx_buf(struct nic *n);
-
-/* Sends a frame built in the buffer nic_tx_buf() returned (to the tap and
- * the trace too); the buffer is the link's afterwards. */
-void nic_xmit_buf(struct nic *n, uint8_t *buf, size_t len);
-
-/* Lets the link send what it holds (tx.flush, if set): at the end of a
- * progress call, after a frame handed in on its own, and before the link
- * is detached. */
-void nic_tx_flush(struct nic *n);
-
-/* The NIC's clock in nanoseconds (also stored in clock_ns). */
-uint64_t nic_now(struct nic *n);
-
-/* The earliest armed timer: 1 and *@ns, or 0 if none. */
-int nic_next_deadline(const struct nic *n, uint64_t *ns);
-
-/* Lets the NIC run: drains doorbells, processes work. Returns work done. */
-int nic_progress(struct nic *n);
 
 #endif

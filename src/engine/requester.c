@@ -29,7 +29,7 @@
 #include "engine/flush.h"
 #include "common/mem.h"
 #include "common/mtu.h"
-#include "engine/pktz_int.h"
+#include "wire/pktz_int.h"
 #include "wqe/packetize.h"
 
 #define MAX_MSG (1ull << 31)
@@ -239,7 +239,7 @@ static void fail(struct nic *n, struct qpc *q, struct fetched *f, enum wqe_wc_st
 	told = complete(q, f, st);
 	sq_retire(q->sq, f->nblocks);
 	q->eng->req.fetch = f->start + f->nblocks;
-	q->state = WQE_QPS_ERR;
+	qpc_set_state(q, WQE_QPS_ERR);
 	flush_qp(n, q);
 	if (!told)
 		nic_event(n, NIC_EV_QP_FATAL, q->qpn, NULL);
@@ -606,7 +606,7 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			 * completion says why: QP_FATAL (IBTA 11.6.3, an error
 			 * processing WQEs that prevents reporting completions). */
 			q->eng->stats.wqe_errors++;
-			q->state = WQE_QPS_ERR;
+			qpc_set_state(q, WQE_QPS_ERR);
 			flush_qp(n, q);
 			nic_event(n, NIC_EV_QP_FATAL, q->qpn, NULL);
 			return done + 1;

@@ -7,7 +7,7 @@
 #ifndef WQE_ENGINE_REQUESTER_H
 #define WQE_ENGINE_REQUESTER_H
 
-#include "engine/nic.h"
+#include "engine/services.h"
 
 /* Processes up to @budget WQEs of @q; returns the WQEs handled. */
 int req_run(struct nic *n, struct qpc *q, int budget);
@@ -17,13 +17,6 @@ int req_run(struct nic *n, struct qpc *q, int budget);
  * QPs packet by packet). The frames in flight between two progress calls
  * stay within the caches, and other QPs get their turn. */
 #define REQ_PKT_BUDGET 64u
-
-/* In SQD: the next WQE to fetch is one that had started before the QP
- * left RTS (a retry goes back to it), so it may be sent again. */
-static inline bool req_sqd_may_fetch(const struct eng_req *r)
-{
-	return (int32_t)(r->sqd_end - r->fetch) > 0;
-}
 
 /* With the checks left to the NIC, a WQE posted while @q is below RTS:
  * complete it with LOC_QP_OP_ERR, move the QP to ERR, flush the rest.

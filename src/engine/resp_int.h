@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/mtu.h"
-#include "engine/nic.h"
+#include "engine/services.h"
 #include "engine/responder.h"
 #include "wqe/wire.h"
 

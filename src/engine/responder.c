@@ -716,7 +716,7 @@ static enum resp_state enter_error(struct resp_ctx *c)
 	int ev = error_event(c);
 
 	abandon_msg(c->r);
-	c->q->state = WQE_QPS_ERR;
+	qpc_set_state(c->q, WQE_QPS_ERR);
 	flush_qp(c->n, c->q);
 	if (ev >= 0)
 		nic_event(c->n, (enum nic_event)ev, c->q->qpn, NULL);

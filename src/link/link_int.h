@@ -109,5 +109,9 @@ struct wqe_link {
 /* Attaches and detaches a port (used by wqe_context_attach_link). */
 struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6]);
 void link_port_detach(struct link_port *p);
+/* The descriptor that is readable when a frame waits for @l's port (a
+ * UDP link's socket, also behind a fault injector), or -1 if @l has none:
+ * what a NIC thread sleeps on. */
+int link_poll_fd(const struct wqe_link *l);
 
 #endif

@@ -36,6 +36,13 @@ struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6])
 	return NULL;
 }
 
+int link_poll_fd(const struct wqe_link *l)
+{
+	while (l->kind == LINK_FAULT)
+		l = l->inner;
+	return l->kind == LINK_UDP ? l->udp.fd : -1;
+}
+
 void link_port_detach(struct link_port *p)
 {
 	struct wqe_link *l = p->link;

@@ -55,8 +55,10 @@ bool cqc_push(struct cqc *c, const struct cqe *e)
 {
 	uint32_t ci = atomic_load_explicit(&c->ci, memory_order_acquire);
 
-	if (c->overrun || c->pi - ci >= c->depth) {
-		c->overrun = true;
+	uint8_t arm;
+
+	if (atomic_load_explicit(&c->overrun, memory_order_relaxed) || c->pi - ci >= c->depth) {
+		atomic_store_explicit(&c->overrun, true, memory_order_relaxed);
 		c->lost++;
 		return false;
 	}
@@ -64,18 +66,48 @@ bool cqc_push(struct cqc *c, const struct cqe *e)
 	c->pi++;
 	/* Release: the entry is written before software can see it. */
 	atomic_store_explicit(&c->pi_pub, c->pi, memory_order_release);
-	if (c->arm != CQ_ARM_NONE && arm_matches(c->arm, e)) {
-		c->arm = CQ_ARM_NONE;
-		if (c->event)
-			c->event(c);
+	/* One event per arm: the exchange to NONE decides, against software
+	 * raising the arm at the same time (a failed exchange reloads @arm,
+	 * which NEXT only ever raises). */
+	arm = atomic_load_explicit(&c->arm, memory_order_acquire);
+	while (arm != CQ_ARM_NONE && arm_matches(arm, e)) {
+		if (atomic_compare_exchange_weak_explicit(&c->arm, &arm, CQ_ARM_NONE,
+							  memory_order_acq_rel,
+							  memory_order_acquire)) {
+			if (c->event)
+				c->event(c);
+			break;
+		}
 	}
 	return true;
 }
 
-void cqc_arm(struct cqc *c, enum cq_arm a)
+enum cq_arm cqc_arm_raise(struct cqc *c, enum cq_arm a)
 {
-	if (a > c->arm)
-		c->arm = (uint8_t)a;
+	uint8_t cur = atomic_load_explicit(&c->arm, memory_order_acquire);
+
+	while (cur != CQ_ARM_NONE) {
+		if (cur >= a)
+			return (enum cq_arm)cur;
+		if (atomic_compare_exchange_weak_explicit(&c->arm, &cur, (uint8_t)a,
+							  memory_order_acq_rel,
+							  memory_order_acquire))
+			return a;
+	}
+	return CQ_ARM_NONE;
+}
+
+void cqc_arm_set(struct cqc *c, enum cq_arm a)
+{
+	/* Seq_cst: this store and the poll that follows it in the usual
+	 * loop (arm, poll empty, wait) pair with the engine's publication
+	 * of an entry and its load of the arm. */
+	atomic_store_explicit(&c->arm, (uint8_t)a, memory_order_seq_cst);
+}
+
+bool cqc_disarm(struct cqc *c)
+{
+	return atomic_exchange_explicit(&c->arm, CQ_ARM_NONE, memory_order_acq_rel) != CQ_ARM_NONE;
 }
 
 int qp_table_init(struct qp_table *t, uint32_t base)

@@ -65,9 +65,12 @@ struct cqc {
 	uint32_t pi;              /* engine's producer counter */
 	_Atomic uint32_t pi_pub;  /* published producer (release) */
 	_Atomic uint32_t ci;      /* consumer counter, written by software */
-	bool overrun;
-	uint8_t arm;              /* enum cq_arm: set by software, cleared by
-				   * the engine when the event fires */
+	_Atomic bool overrun;     /* set by the engine, read by software */
+	/* enum cq_arm: raised by software (cqc_arm()), taken back to NONE by
+	 * the engine when the event fires (cqc_push()), both atomically, so
+	 * that an arm and a completion racing in two threads give one event
+	 * (cqc_arm()'s contract). */
+	_Atomic uint8_t arm;
 	uint64_t lost;            /* completions dropped by the overrun */
 	/* The completion event handler (the verbs layer's channel), called
 	 * once per event with the CQ disarmed; NULL: events go nowhere. */
@@ -82,9 +85,21 @@ void cqc_fini(struct cqc *c);
  * and calls @event, after the entry is published; a lost one does not.
  */
 bool cqc_push(struct cqc *c, const struct cqe *e);
-/* Software side: arm @c for @a (SOLICITED or NEXT). An arm for NEXT stays
- * NEXT when SOLICITED is asked for (IBTA C11-31, C11-32). */
-void cqc_arm(struct cqc *c, enum cq_arm a);
+/*
+ * Software side, arming (IBTA C11-31, C11-32: an arm for NEXT stays NEXT
+ * when SOLICITED is asked for). cqc_arm_raise(): @c already armed, its
+ * arm raised to @a if that is higher; returns the arm now, or CQ_ARM_NONE
+ * if @c is disarmed (the engine may disarm it meanwhile), and then
+ * nothing changed. cqc_arm_set(): arms a disarmed @c for @a (only
+ * software arms, so a CQ found disarmed stays so until this store).
+ * Callers serialise their arms of one CQ (the verbs layer: under the
+ * channel's lock), so that each new arm gets its event's room once.
+ */
+enum cq_arm cqc_arm_raise(struct cqc *c, enum cq_arm a);
+void cqc_arm_set(struct cqc *c, enum cq_arm a);
+/* Disarms @c with no event (the CQ goes away): whether it was armed.
+ * Not concurrent with cqc_push(). */
+bool cqc_disarm(struct cqc *c);
 
 /*
  * What every packet of the QP reads, sent or received, comes first: the
@@ -127,7 +142,17 @@ struct qpc {
 	/* setup only */
 	uint32_t sq_psn;
 	uint32_t rq_psn;
+	/* @state as the NIC last set it, for the doorbell side, which may not
+	 * read @state itself (engine/device.h): relaxed, a hint. */
+	_Atomic uint8_t state_pub;
 };
+
+/* Sets @q's state (every change goes through here: @state_pub follows). */
+static inline void qpc_set_state(struct qpc *q, enum wqe_qp_state s)
+{
+	q->state = s;
+	atomic_store_explicit(&q->state_pub, (uint8_t)s, memory_order_relaxed);
+}
 
 /* QP numbers: base + slot index, base at least QPN_BASE (QPN 0 and 1 are
  * reserved by the IBTA). */

@@ -3,7 +3,7 @@
  * Asynchronous events: IBTA vol. 1 11.6.3 (affiliated asynchronous events
  * and errors) as libibverbs shapes them (ibv_get_async_event(3)). The
  * engine raises them in its own terms (enum nic_event, a QP number or a CQ
- * context: engine/nic.h); this file maps them to the verbs objects, queues
+ * context: engine/device.h); this file maps them to the verbs objects, queues
  * them and hands them out.
  *
  * The fd is an eventfd whose counter is the number of events waiting, as
@@ -71,10 +71,10 @@ static bool obj_of(const struct wqe_async_event *ev, struct async_obj *o)
 	return false;
 }
 
-/* The engine's handler (nic.h, nic_event_fn): in the thread driving the
- * context, from inside the NIC. No allocation: the slot was made when
- * the object was created. */
-static void async_raise(void *arg, enum nic_event e, uint32_t qpn, struct cqc *c)
+/* The engine's handler (device.h, nic_event_fn): from inside the NIC, in
+ * the thread driving the context or the NIC thread. No allocation: the
+ * slot was made when the object was created. */
+void verbs_async_raise(void *arg, enum nic_event e, uint32_t qpn, struct cqc *c)
 {
 	struct wqe_context *ctx = arg;
 	struct async_queue *a = &ctx->async;
@@ -87,11 +87,9 @@ static void async_raise(void *arg, enum nic_event e, uint32_t qpn, struct cqc *c
 	if (c) {
 		ev.element.cq = container_of(c, struct wqe_cq, cqc);
 	} else {
-		struct qpc *q = qp_table_find(&ctx->nic->qps, qpn);
-
-		if (!q)
+		ev.element.qp = verbs_qp_find(ctx, qpn);
+		if (!ev.element.qp)
 			return; /* cannot happen: the NIC raises it for a QP it holds */
-		ev.element.qp = qp_of_qpc(q);
 	}
 	if (!obj_of(&ev, &o))
 		return;
@@ -125,8 +123,6 @@ int verbs_async_init(struct wqe_context *ctx)
 		close(a->fd);
 		return err;
 	}
-	ctx->nic->event = async_raise;
-	ctx->nic->event_arg = ctx;
 	return 0;
 }
 
@@ -134,7 +130,6 @@ void verbs_async_fini(struct wqe_context *ctx)
 {
 	struct async_queue *a = &ctx->async;
 
-	ctx->nic->event = NULL;
 	close(a->fd);
 	pthread_mutex_destroy(&a->lock);
 	free(a->ev);

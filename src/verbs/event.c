@@ -122,33 +122,37 @@ int wqe_destroy_comp_channel(struct wqe_comp_channel *channel)
 	return 0;
 }
 
-/* Grows the ring to hold @need events; under the lock. 0 or ENOMEM. */
 int wqe_req_notify_cq(struct wqe_cq *cq, int solicited_only)
 {
+	enum cq_arm a = solicited_only ? CQ_ARM_SOLICITED : CQ_ARM_NEXT;
 	struct comp_channel *ch;
+	int err = 0;
 
 	if (!cq)
 		return EINVAL;
 	ch = cq->channel;
-	if (ch && cq->cqc.arm == CQ_ARM_NONE) {
-		void *ring;
-		int err;
+	if (!ch) {
+		/* No channel: the arm only decides whether an event would fire. */
+		if (cqc_arm_raise(&cq->cqc, a) == CQ_ARM_NONE)
+			cqc_arm_set(&cq->cqc, a);
+		return 0;
+	}
+	pthread_mutex_lock(&ch->lock);
+	if (cqc_arm_raise(&cq->cqc, a) == CQ_ARM_NONE) {
+		void *ring = ch->ev;
 
-		/* The event this arm may produce gets its slot now, so that the
-		 * engine never allocates (or fails) to deliver it. */
-		pthread_mutex_lock(&ch->lock);
-		ring = ch->ev;
+		/* A new arm: the event it may produce gets its slot now, so
+		 * that the engine never allocates (or fails) to deliver it. */
 		err = verbs_ring_grow(&ring, &ch->ev_cap, &ch->ev_head, ch->ev_count,
 				      sizeof(*ch->ev), (uint64_t)ch->ev_count + ch->narmed + 1, 8);
 		ch->ev = ring;
-		if (!err)
+		if (!err) {
 			ch->narmed++;
-		pthread_mutex_unlock(&ch->lock);
-		if (err)
-			return err;
+			cqc_arm_set(&cq->cqc, a);
+		}
 	}
-	cqc_arm(&cq->cqc, solicited_only ? CQ_ARM_SOLICITED : CQ_ARM_NEXT);
-	return 0;
+	pthread_mutex_unlock(&ch->lock);
+	return err;
 }
 
 void verbs_cq_event(struct cqc *c)
@@ -240,10 +244,8 @@ int verbs_cq_detach(struct wqe_cq *cq)
 	}
 	verbs_efd_drain(ch->pub.fd, ch->ev_count - kept);
 	ch->ev_count = kept;
-	if (cq->cqc.arm != CQ_ARM_NONE) {
-		cq->cqc.arm = CQ_ARM_NONE;
+	if (cqc_disarm(&cq->cqc))
 		ch->narmed--;
-	}
 	pthread_mutex_unlock(&ch->lock);
 	ch->pub.refcnt--;
 	return 0;

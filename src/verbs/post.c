@@ -458,8 +458,7 @@ int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr 
 		*bad_wr = wr;
 	if (posted) {
 		rq_ring_publish(rq);
-		if (qp->qpc.state == WQE_QPS_ERR)
-			nic_kick(&qp->qpc);
+		nic_rq_doorbell(qp->context->nic, &qp->qpc);
 	}
 	return err;
 }

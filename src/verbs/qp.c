@@ -8,7 +8,6 @@
 #include "tables/qp_state.h"
 #include "verbs/verbs_int.h"
 
-int verbs_check_ah_attr(const struct wqe_context *ctx, const struct wqe_ah_attr *a);
 
 /* The rings, as wqe_calc_sq() and wqe_calc_rq() sized them. */
 static int init_queues(struct wqe_qp *qp, uint32_t ring_blocks, uint32_t rq_slots,
@@ -165,7 +164,15 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 		q->port = 1;
 		err = verbs_async_reserve(pd->context, ASYNC_QP_ROOM);
 		if (!err) {
+			nic_cmd_begin(pd->context->nic);
 			err = nic_qp_create(pd->context->nic, q);
+			if (!err) {
+				q->av.udp_sport = verbs_default_sport(q->qpn);
+				err = verbs_qp_register(pd->context, qp);
+				if (err)
+					nic_qp_destroy(pd->context->nic, q);
+			}
+			nic_cmd_end(pd->context->nic);
 			if (err)
 				verbs_async_unreserve(pd->context, ASYNC_QP_ROOM);
 		}
@@ -175,7 +182,6 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 		errno = err;
 		return NULL;
 	}
-	qp->qpc.av.udp_sport = verbs_default_sport(qp->qpc.qpn);
 	qp->sw_state = WQE_QPS_RESET;
 	verbs_qp_post_setup(qp);
 	attr->cap = qp->cap;
@@ -188,11 +194,19 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 
 int wqe_destroy_qp(struct wqe_qp *qp)
 {
+	struct nic *n;
+
 	if (!qp)
 		return EINVAL;
-	if (verbs_async_detach_qp(qp))
+	n = qp->context->nic;
+	nic_cmd_begin(n);
+	if (verbs_async_detach_qp(qp)) {
+		nic_cmd_end(n);
 		return EBUSY;
-	nic_qp_destroy(qp->context->nic, &qp->qpc);
+	}
+	verbs_qp_unregister(qp->context, qp);
+	nic_qp_destroy(n, &qp->qpc);
+	nic_cmd_end(n);
 	qp->pd->refs--;
 	qp->send_cq->refs--;
 	qp->recv_cq->refs--;
@@ -310,15 +324,14 @@ static void reset_queues(struct wqe_qp *qp)
 	qp->rq.masked = rq_masked;
 }
 
-int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_mask)
+/* wqe_modify_qp() inside the command bracket: the QP context is read and
+ * written as the NIC reads it. */
+static int modify(struct wqe_qp *qp, const struct wqe_qp_attr *attr, unsigned int m)
 {
-	unsigned int m = (unsigned int)attr_mask;
 	enum wqe_qp_state cur, next;
 	const char *why = NULL;
 	int err;
 
-	if (!qp || !attr || attr_mask < 0 || (m & ~((1u << 21) - 1)))
-		return EINVAL;
 	cur = qp->qpc.state;
 	next = (m & WQE_QP_STATE) ? attr->qp_state : cur;
 	if (!qp_transition_ok(qp->qpc.type, cur, next, m, &why))
@@ -355,6 +368,19 @@ int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_ma
 	return 0;
 }
 
+int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_mask)
+{
+	unsigned int m = (unsigned int)attr_mask;
+	int err;
+
+	if (!qp || !attr || attr_mask < 0 || (m & ~((1u << 21) - 1)))
+		return EINVAL;
+	nic_cmd_begin(qp->context->nic);
+	err = modify(qp, attr, m);
+	nic_cmd_end(qp->context->nic);
+	return err;
+}
+
 int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
 		 struct wqe_qp_init_attr *init_attr)
 {
@@ -365,6 +391,7 @@ int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
 		return EINVAL;
 	q = &qp->qpc;
 	memset(attr, 0, sizeof(*attr));
+	nic_cmd_begin(qp->context->nic);
 	attr->qp_state = q->state;
 	attr->cur_qp_state = q->state;
 	attr->path_mtu = q->path_mtu;
@@ -386,6 +413,7 @@ int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
 	attr->timeout = q->timeout;
 	attr->retry_cnt = q->retry_cnt;
 	attr->rnr_retry = q->rnr_retry;
+	nic_cmd_end(qp->context->nic);
 	if (init_attr) {
 		memset(init_attr, 0, sizeof(*init_attr));
 		init_attr->qp_context = qp->qp_context;

@@ -7,11 +7,12 @@
 #define WQE_VERBS_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/nic.h"
+#include "engine/device.h"
 #include "ring/ring.h"
 #include "tables/catalog.h"
 #include "tables/qpc.h"
@@ -47,9 +48,27 @@ struct async_queue {
 #define ASYNC_QP_ROOM 5u
 #define ASYNC_CQ_ROOM 1u
 
+/*
+ * The driver's own table of its QPs by number (the number the NIC gave at
+ * nic_qp_create()): poll_cq and the event queue find a completion's or
+ * an event's QP here, never in the NIC's tables. Two levels, so that it
+ * never moves: a poll in one thread reads it while a command in another
+ * adds or removes a QP (the entries are atomic; a page, once made, stays
+ * until the context is closed).
+ */
+#define VERBS_QP_PAGE 4096u
+#define VERBS_QP_PAGES (0x1000000u / VERBS_QP_PAGE)
+struct verbs_qp_page {
+	_Atomic(struct wqe_qp *) qp[VERBS_QP_PAGE];
+};
+struct verbs_qp_table {
+	_Atomic(struct verbs_qp_page *) page[VERBS_QP_PAGES];
+};
+
 struct wqe_context {
 	struct wqe_context_attr attr;
 	struct nic *nic;
+	struct verbs_qp_table *qps;
 	struct wqe_link *link;
 	struct link_port *port;
 	uint32_t next_pd;
@@ -135,11 +154,13 @@ void verbs_efd_drain(int fd, uint32_t n);
 int verbs_ring_grow(void **ring, uint32_t *cap, uint32_t *head, uint32_t count, size_t elem,
 		    uint64_t need, uint32_t first);
 
-/* Sets up @ctx's event queue and its eventfd and hooks it to the NIC: 0 or
- * an errno (eventfd()'s, or ENOMEM). */
+/* Sets up @ctx's event queue and its eventfd: 0 or an errno (eventfd()'s,
+ * or ENOMEM). verbs_async_raise() is the NIC's handler (nic_event_fn) that
+ * queues what it raises, with @ctx as its argument. */
 int verbs_async_init(struct wqe_context *ctx);
 /* Frees what verbs_async_init() made; every QP and CQ is gone. */
 void verbs_async_fini(struct wqe_context *ctx);
+void verbs_async_raise(void *arg, enum nic_event e, uint32_t qpn, struct cqc *c);
 /* Makes room for the events of one more QP (@slots ASYNC_QP_ROOM) or CQ
  * (ASYNC_CQ_ROOM): 0 or ENOMEM. verbs_async_unreserve() gives it back. */
 int verbs_async_reserve(struct wqe_context *ctx, uint32_t slots);
@@ -232,9 +253,30 @@ static inline struct wqe_qp *qp_of_qpc(struct qpc *q)
 	return container_of(q, struct wqe_qp, qpc);
 }
 
+/* The QP numbered @qpn, or NULL (destroyed, or never made). Any thread. */
+static inline struct wqe_qp *verbs_qp_find(const struct wqe_context *ctx, uint32_t qpn)
+{
+	/* Acquire pairs with verbs_qp_register()'s release stores: the QP
+	 * (and the page) are whole before they can be found. */
+	struct verbs_qp_page *p = qpn < 0x1000000u
+					  ? atomic_load_explicit(&ctx->qps->page[qpn / VERBS_QP_PAGE],
+								 memory_order_acquire)
+					  : NULL;
+
+	return p ? atomic_load_explicit(&p->qp[qpn % VERBS_QP_PAGE], memory_order_acquire) : NULL;
+}
+/* Adds @qp under its number (inside the command bracket): 0 or ENOMEM. */
+int verbs_qp_register(struct wqe_context *ctx, struct wqe_qp *qp);
+/* Removes it (inside the command bracket). */
+void verbs_qp_unregister(struct wqe_context *ctx, struct wqe_qp *qp);
+
 /* Sets the post-path fields of @qp from its QP context, capabilities and
  * sw_state (qp.c). */
 void verbs_qp_post_setup(struct wqe_qp *qp);
+
+/* The rules of an address handle's attributes, for a QP's peer address
+ * too (context.c): 0 or EINVAL. */
+int verbs_check_ah_attr(const struct wqe_context *ctx, const struct wqe_ah_attr *a);
 
 /* Default UDP source port of a QP, in rxe's range 0xc000-0xffff. */
 uint16_t verbs_default_sport(uint32_t qpn);

@@ -24,6 +24,7 @@
 
 #include "async_util.h"
 #include "testutil.h"
+#include "engine/services.h"
 #include "verbs/verbs_int.h"
 
 static void retry_exhausted(void)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "engine/services.h"
 #include "verbs/verbs_int.h"
 #include "wqe/link.h"
 #include "wqe/model.h"

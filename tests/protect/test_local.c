@@ -29,6 +29,7 @@
 
 #include "protect_util.h"
 #include "testutil.h"
+#include "engine/services.h"
 #include "verbs/verbs_int.h"
 #include "wqe/model.h"
 #include "wqe/wire.h"

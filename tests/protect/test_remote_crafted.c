@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "engine/services.h"
 #include "engine/rx.h"
 #include "protect_util.h"
 #include "resp_util.h"

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "engine/services.h"
 #include "common/bytes.h"
 #include "engine/resp_int.h"
 #include "testutil.h"

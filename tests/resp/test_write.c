@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "engine/services.h"
 #include "engine/rx.h"
 #include "resp_util.h"
 #include "testutil.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "engine/services.h"
 #include "verbs/verbs_int.h"
 #include "wqe/model.h"
 

@@ -8,7 +8,7 @@
 #include "common/bytes.h"
 #include "common/mem.h"
 #include "common/mtu.h"
-#include "engine/pktz_int.h"
+#include "wire/pktz_int.h"
 
 #define PSN_MASK 0xffffffu
 

@@ -1,62 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Memory regions and completion queues. */
+/* Completion queues: creating, destroying and polling them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "verbs/verbs_int.h"
-
-#define ACCESS_ALL                                                                       \
-	(WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ |    \
-	 WQE_ACCESS_REMOTE_ATOMIC)
-
-struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length, unsigned int access)
-{
-	struct wqe_mr *mr;
-	uint32_t key;
-
-	/* IBTA 10.6.3.1 (and ibv_reg_mr): remote write or atomic access
-	 * needs local write. */
-	if (!pd || !addr || !length || (access & ~(unsigned)ACCESS_ALL) ||
-	    (uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr ||
-	    ((access & (WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & WQE_ACCESS_LOCAL_WRITE))) {
-		errno = EINVAL;
-		return NULL;
-	}
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	key = keys_add(&pd->context->nic->keys, addr, length, pd->handle, access);
-	if (!key) {
-		free(mr);
-		errno = ENOMEM;
-		return NULL;
-	}
-	mr->context = pd->context;
-	mr->pd = pd;
-	mr->addr = addr;
-	mr->length = length;
-	mr->handle = key >> 8;
-	mr->lkey = key;
-	mr->rkey = key;
-	pd->refs++;
-	pd->context->nmr++;
-	return mr;
-}
-
-int wqe_dereg_mr(struct wqe_mr *mr)
-{
-	if (!mr || !mr->pd)
-		return EINVAL;
-	keys_remove(&mr->context->nic->keys, mr->lkey);
-	mr->pd->refs--;
-	mr->context->nmr--;
-	free(mr);
-	return 0;
-}
 
 struct wqe_cq *wqe_create_cq_ex(struct wqe_context *ctx, const struct wqe_cq_init_attr_ex *attr)
 {
@@ -99,13 +47,24 @@ struct wqe_cq *wqe_create_cq(struct wqe_context *ctx, int cqe)
 
 int wqe_destroy_cq(struct wqe_cq *cq)
 {
+	struct nic *n;
+	int busy;
+
 	if (!cq)
 		return EINVAL;
 	if (cq->refs || verbs_async_busy_cq(cq))
 		return EBUSY;
-	if (verbs_cq_detach(cq))
+	/* No QP uses it: the NIC writes nothing into it; the bracket keeps a
+	 * NIC thread's event for it (CQ_ERR, a completion event) from
+	 * overlapping its removal. */
+	n = cq->context->nic;
+	nic_cmd_begin(n);
+	busy = verbs_async_busy_cq(cq) || verbs_cq_detach(cq);
+	if (!busy)
+		verbs_async_detach_cq(cq);
+	nic_cmd_end(n);
+	if (busy)
 		return EBUSY;
-	verbs_async_detach_cq(cq);
 	cq->context->ncq--;
 	cqc_fini(&cq->cqc);
 	free(cq);
@@ -140,27 +99,27 @@ static void fill_wc(struct wqe_qp *qp, const struct cqe *e, struct wqe_wc *wc)
 
 int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc)
 {
-	struct nic *nic;
+	const struct wqe_context *ctx;
 	uint32_t pi;
 	int n = 0;
 
 	if (!cq || num_entries < 0 || (num_entries && !wc))
 		return -EINVAL;
-	nic = cq->context->nic;
-	nic_progress(nic);
+	ctx = cq->context;
+	nic_progress(ctx->nic); /* NIC_THREAD: nothing */
 	/* Acquire pairs with the engine's release in cqc_push(). */
 	pi = atomic_load_explicit(&cq->cqc.pi_pub, memory_order_acquire);
 	while (n < num_entries && cq->ci != pi) {
 		const struct cqe *e = &cq->cqc.ring[cq->ci & (cq->cqc.nslots - 1)];
-		struct qpc *q = qp_table_find(&nic->qps, e->qpn);
+		struct wqe_qp *qp = verbs_qp_find(ctx, e->qpn);
 
 		cq->ci++;
-		if (!q)
+		if (!qp)
 			continue; /* the QP was destroyed: its completions go with it */
-		fill_wc(qp_of_qpc(q), e, &wc[n++]);
+		fill_wc(qp, e, &wc[n++]);
 	}
 	atomic_store_explicit(&cq->cqc.ci, cq->ci, memory_order_release);
-	if (n == 0 && cq->cqc.overrun && cq->ci == pi)
+	if (n == 0 && atomic_load_explicit(&cq->cqc.overrun, memory_order_relaxed) && cq->ci == pi)
 		return -EOVERFLOW;
 	return n;
 }

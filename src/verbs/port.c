@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Attaching links and the capture tap to a context; statistics; progress. */
+/*
+ * A context's port: attaching it to a link, its capture tap, clock and
+ * trace; port and QP statistics; progress. Each is a command of the
+ * device interface (engine/device.h) but progress.
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "engine/rx.h"
 #include "link/link_int.h"
 #include "verbs/verbs_int.h"
 #include "wqe/link.h"
@@ -29,6 +32,7 @@ static bool link_full(const struct wqe_context *ctx, const struct wqe_link *l)
 int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 {
 	struct link_port *p = NULL;
+	int err;
 
 	if (!ctx)
 		return EINVAL;
@@ -39,19 +43,26 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 		if (!p)
 			return ENOMEM;
 	}
-	if (ctx->port) {
-		nic_tx_flush(ctx->nic); /* nothing left behind in the old link */
-		link_port_detach(ctx->port);
+	nic_cmd_begin(ctx->nic);
+	if (p) {
+		struct nic_link nl = {.xmit = l->xmit, .tx_buf = l->tx_buf,
+				      .xmit_buf = l->xmit_buf, .rx_peek = l->rx_peek,
+				      .rx_done = l->rx_done, .flush = l->flush, .arg = p,
+				      .fd = link_poll_fd(l)};
+
+		err = nic_set_link(ctx->nic, &nl);
+	} else {
+		err = nic_set_link(ctx->nic, NULL);
 	}
+	nic_cmd_end(ctx->nic);
+	if (err) {
+		link_port_detach(p);
+		return err == EINVAL ? ENOTSUP : err;
+	}
+	if (ctx->port)
+		link_port_detach(ctx->port);
 	ctx->link = l;
 	ctx->port = p;
-	ctx->nic->tx.xmit = l ? l->xmit : NULL;
-	ctx->nic->tx.tx_buf = l ? l->tx_buf : NULL;
-	ctx->nic->tx.xmit_buf = l ? l->xmit_buf : NULL;
-	ctx->nic->tx.rx_peek = l ? l->rx_peek : NULL;
-	ctx->nic->tx.rx_done = l ? l->rx_done : NULL;
-	ctx->nic->tx.flush = l ? l->flush : NULL;
-	ctx->nic->tx.arg = p;
 	return 0;
 }
 
@@ -78,18 +89,20 @@ const char *wqe_rx_drop_str(enum wqe_rx_drop d)
 
 int wqe_context_port_stats(struct wqe_context *ctx, struct wqe_port_stats *s)
 {
-	const struct nic *n;
+	struct nic_port_counters c;
 
 	if (!ctx || !s)
 		return EINVAL;
-	n = ctx->nic;
+	nic_cmd_begin(ctx->nic);
+	nic_query_port(ctx->nic, &c);
+	nic_cmd_end(ctx->nic);
 	memset(s, 0, sizeof(*s));
-	s->tx_frames = n->tx_frames;
-	s->rx_frames = n->rx_frames;
-	s->rx_accepted = n->rx_accepted;
+	s->tx_frames = c.tx_frames;
+	s->rx_frames = c.rx_frames;
+	s->rx_accepted = c.rx_accepted;
 	for (unsigned i = 0; i < WQE_RX_DROP_COUNT; i++)
-		s->rx_drops[i] = n->rx_drops[i];
-	s->progress_calls = n->progress_calls;
+		s->rx_drops[i] = c.rx_drops[i];
+	s->progress_calls = c.progress_calls;
 	return 0;
 }
 
@@ -97,7 +110,9 @@ int wqe_context_receive(struct wqe_context *ctx, const uint8_t *frame, size_t le
 {
 	if (!ctx || !frame || len > 65535)
 		return EINVAL;
+	nic_cmd_begin(ctx->nic);
 	nic_receive(ctx->nic, frame, len);
+	nic_cmd_end(ctx->nic);
 	return 0;
 }
 
@@ -105,8 +120,9 @@ int wqe_context_set_clock(struct wqe_context *ctx, uint64_t (*now)(void *arg), v
 {
 	if (!ctx)
 		return EINVAL;
-	ctx->nic->tx.now = now;
-	ctx->nic->tx.now_arg = arg;
+	nic_cmd_begin(ctx->nic);
+	nic_set_clock(ctx->nic, now, arg);
+	nic_cmd_end(ctx->nic);
 	return 0;
 }
 
@@ -121,9 +137,11 @@ int wqe_context_set_pcap(struct wqe_context *ctx, const char *path)
 		if (!w)
 			return errno ? errno : EIO;
 	}
-	if (ctx->nic->tx.tap)
-		wqe_pcap_close(ctx->nic->tx.tap);
-	ctx->nic->tx.tap = w;
+	nic_cmd_begin(ctx->nic);
+	w = nic_set_tap(ctx->nic, w);
+	nic_cmd_end(ctx->nic);
+	if (w)
+		wqe_pcap_close(w);
 	return 0;
 }
 
@@ -148,30 +166,30 @@ static void fill_resp_stats(const struct resp_stats *r, struct wqe_qp_stats *s)
 
 int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *s)
 {
-	const struct nic_qp_stats *e;
-	const struct nic_msg_stats *m;
+	struct nic_qp_counters c;
 
 	if (!qp || !s)
 		return EINVAL;
-	e = &qp->qpc.eng->stats;
-	m = &qp->qpc.eng->req.msg;
-	s->wqes_fetched = m->wqes_fetched;
-	s->wqe_fetch_blocks = m->wqe_fetch_blocks;
-	s->payload_reads = m->payload_reads;
-	s->payload_bytes = m->payload_bytes;
-	s->inline_wqes = e->inline_wqes;
-	s->fence_stalls = e->fence_stalls;
-	s->rd_atomic_stalls = e->rd_atomic_stalls;
-	s->packets_sent = m->packets_sent;
-	s->bytes_sent = m->bytes_sent;
-	s->packets_received = qp->qpc.eng->rx_requests + m->rx_responses;
-	s->wqe_errors = e->wqe_errors;
-	s->flushed = e->flushed;
-	s->retransmits = e->retransmits;
-	s->timeouts = e->timeouts;
-	s->rnr_naks_received = e->rnr_naks_received;
-	s->seq_naks_received = e->seq_naks_received;
-	fill_resp_stats(&qp->qpc.eng->resp.stats, s);
+	nic_cmd_begin(qp->context->nic);
+	nic_query_qp(&qp->qpc, &c);
+	nic_cmd_end(qp->context->nic);
+	s->wqes_fetched = c.msg.wqes_fetched;
+	s->wqe_fetch_blocks = c.msg.wqe_fetch_blocks;
+	s->payload_reads = c.msg.payload_reads;
+	s->payload_bytes = c.msg.payload_bytes;
+	s->inline_wqes = c.req.inline_wqes;
+	s->fence_stalls = c.req.fence_stalls;
+	s->rd_atomic_stalls = c.req.rd_atomic_stalls;
+	s->packets_sent = c.msg.packets_sent;
+	s->bytes_sent = c.msg.bytes_sent;
+	s->packets_received = c.rx_requests + c.msg.rx_responses;
+	s->wqe_errors = c.req.wqe_errors;
+	s->flushed = c.req.flushed;
+	s->retransmits = c.req.retransmits;
+	s->timeouts = c.req.timeouts;
+	s->rnr_naks_received = c.req.rnr_naks_received;
+	s->seq_naks_received = c.req.seq_naks_received;
+	fill_resp_stats(&c.resp, s);
 	return 0;
 }
 
@@ -186,8 +204,9 @@ int wqe_context_set_trace(struct wqe_context *ctx, wqe_trace_fn fn, void *arg)
 {
 	if (!ctx)
 		return EINVAL;
-	ctx->nic->trace = fn;
-	ctx->nic->trace_arg = arg;
+	nic_cmd_begin(ctx->nic);
+	nic_set_trace(ctx->nic, fn, arg);
+	nic_cmd_end(ctx->nic);
 	return 0;
 }
 
@@ -206,7 +225,12 @@ int wqe_qp_dv_query(const struct wqe_qp *qp, struct wqe_qp_dv *dv)
 
 int wqe_context_next_deadline(struct wqe_context *ctx, uint64_t *ns)
 {
+	int r;
+
 	if (!ctx || !ns)
 		return -EINVAL;
-	return nic_next_deadline(ctx->nic, ns);
+	nic_cmd_begin(ctx->nic);
+	r = nic_next_deadline(ctx->nic, ns);
+	nic_cmd_end(ctx->nic);
+	return r;
 }
