@@ -383,6 +383,7 @@ static void sched_sleep(struct nic *n)
 {
 	struct pollfd pfd[2] = {{.fd = n->thr.wake_fd, .events = POLLIN},
 				{.fd = n->tx.fd, .events = POLLIN}};
+	nfds_t nfd = n->tx.fd >= 0 ? 2u : 1u; /* read under the lock */
 	int ms = sleep_ms(n);
 	uint64_t v;
 	ssize_t r;
@@ -395,7 +396,8 @@ static void sched_sleep(struct nic *n)
 		return;
 	}
 	pthread_mutex_unlock(&n->lock);
-	(void)poll(pfd, n->tx.fd >= 0 ? 2u : 1u, ms);
+	/* A command that changes the link meanwhile wakes us (nic_cmd_end()). */
+	(void)poll(pfd, nfd, ms);
 	r = read(n->thr.wake_fd, &v, sizeof(v)); /* non-blocking: EAGAIN if none */
 	(void)r;
 	atomic_store_explicit(&n->thr.sleeping, false, memory_order_relaxed);

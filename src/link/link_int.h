@@ -91,6 +91,12 @@ struct wqe_link {
 	 * NULL for links that deliver at once. */
 	void (*flush)(void *port);
 	struct wqe_link_stats stats;
+	/* Set while a context whose NIC runs on its own thread drives the
+	 * link (wqe_context_attach_link()): takes (@lock 1) and gives back
+	 * (0) that NIC's command lock, under which the NIC thread uses the
+	 * link, so that wqe_link_stats() reads what the thread writes. */
+	void (*guard)(void *arg, int lock);
+	void *guard_arg;
 	/* sink */
 	struct link_frame *frames;
 	size_t count;

@@ -150,7 +150,11 @@ int wqe_link_stats(const struct wqe_link *l, struct wqe_link_stats *s)
 {
 	if (!l || !s)
 		return EINVAL;
+	if (l->guard)
+		l->guard(l->guard_arg, 1);
 	*s = l->stats;
+	if (l->guard)
+		l->guard(l->guard_arg, 0);
 	return 0;
 }
 

@@ -29,6 +29,26 @@ static bool link_full(const struct wqe_context *ctx, const struct wqe_link *l)
 	return false;
 }
 
+/* The guard of a link a NIC thread drives (struct wqe_link @guard). */
+static void nic_guard(void *arg, int lock)
+{
+	struct wqe_context *ctx = arg;
+
+	if (lock)
+		nic_cmd_begin(ctx->nic);
+	else
+		nic_cmd_end(ctx->nic);
+}
+
+/* Sets (@ctx) or clears (NULL) the guard of @l and the links it wraps. */
+static void set_guard(struct wqe_link *l, struct wqe_context *ctx)
+{
+	for (; l; l = l->kind == LINK_FAULT ? l->inner : NULL) {
+		l->guard = ctx ? nic_guard : NULL;
+		l->guard_arg = ctx;
+	}
+}
+
 int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 {
 	struct link_port *p = NULL;
@@ -59,10 +79,14 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 		link_port_detach(p);
 		return err == EINVAL ? ENOTSUP : err;
 	}
-	if (ctx->port)
+	if (ctx->port) {
+		set_guard(ctx->link, NULL);
 		link_port_detach(ctx->port);
+	}
 	ctx->link = l;
 	ctx->port = p;
+	if (l && nic_mode_of(ctx->nic) == NIC_THREAD)
+		set_guard(l, ctx);
 	return 0;
 }
 

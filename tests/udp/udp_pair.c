@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,10 +14,17 @@
 
 #include "wqe/wire.h" /* WQE_ROCEV2_PORT */
 
-/* 127.X.Y: X and Y from the process id. */
+static unsigned pinned_pid;
+
+void udp_test_pin_net(void)
+{
+	pinned_pid = (unsigned)getpid();
+}
+
+/* 127.X.Y: X and Y from the process id (or the pinned one). */
 static void test_net(uint8_t *x, uint8_t *y)
 {
-	unsigned pid = (unsigned)getpid();
+	unsigned pid = pinned_pid ? pinned_pid : (unsigned)getpid();
 
 	*x = (uint8_t)(16 + (pid >> 8) % 200);
 	*y = (uint8_t)(pid & 0xffu);
@@ -53,7 +61,8 @@ static void on_trace(void *arg, const struct wqe_trace_event *ev)
 		e->malformed++;
 }
 
-int uep_open(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr)
+static int open_ep(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr,
+		   bool channel)
 {
 	struct wqe_udp_cfg uc;
 	struct wqe_context_attr ca;
@@ -83,10 +92,21 @@ int uep_open(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr)
 	rc = wqe_context_attach_link(e->ctx, e->link);
 	if (rc)
 		return rc;
-	wqe_context_set_trace(e->ctx, on_trace, e);
 	e->pd = wqe_alloc_pd(e->ctx);
-	e->scq = wqe_create_cq(e->ctx, 4096);
-	e->rcq = wqe_create_cq(e->ctx, 4096);
+	if (channel) {
+		struct wqe_cq_init_attr_ex cqa = {.cqe = 4096};
+
+		e->channel = wqe_create_comp_channel(e->ctx);
+		if (!e->channel)
+			return errno;
+		cqa.channel = e->channel;
+		e->scq = wqe_create_cq_ex(e->ctx, &cqa);
+		e->rcq = wqe_create_cq_ex(e->ctx, &cqa);
+	} else {
+		wqe_context_set_trace(e->ctx, on_trace, e);
+		e->scq = wqe_create_cq(e->ctx, 4096);
+		e->rcq = wqe_create_cq(e->ctx, 4096);
+	}
 	if (!e->pd || !e->scq || !e->rcq)
 		return ENOMEM;
 	memset(&ia, 0, sizeof(ia));
@@ -101,6 +121,16 @@ int uep_open(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr)
 	return e->qp ? 0 : errno;
 }
 
+int uep_open(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr)
+{
+	return open_ep(e, host, t, max_wr, false);
+}
+
+int uep_open_channel(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr)
+{
+	return open_ep(e, host, t, max_wr, true);
+}
+
 void uep_close(struct uep *e)
 {
 	if (e->ah)
@@ -111,6 +141,8 @@ void uep_close(struct uep *e)
 		wqe_destroy_cq(e->scq);
 	if (e->rcq)
 		wqe_destroy_cq(e->rcq);
+	if (e->channel)
+		CHECK_EQ(wqe_destroy_comp_channel(e->channel), 0);
 	if (e->pd)
 		wqe_dealloc_pd(e->pd);
 	if (e->ctx) {

@@ -27,11 +27,13 @@ struct uep {
 	struct wqe_cq *rcq;
 	struct wqe_qp *qp;
 	struct wqe_ah *ah; /* UD: the other side's address */
-	/* trace counts */
-	uint64_t rx;	   /* frames that passed the receive filters */
-	uint64_t drops;	   /* frames the NIC dropped, any reason */
-	uint64_t bad_icrc; /* of them, for a bad ICRC */
-	uint64_t malformed;
+	struct wqe_comp_channel *channel; /* uep_open_channel(): both CQs' */
+	/* trace counts (atomic: with WQE_NIC_MODE=thread the trace runs in
+	 * the NIC thread) */
+	_Atomic uint64_t rx;	   /* frames that passed the receive filters */
+	_Atomic uint64_t drops;	   /* frames the NIC dropped, any reason */
+	_Atomic uint64_t bad_icrc; /* of them, for a bad ICRC */
+	_Atomic uint64_t malformed;
 };
 
 struct upair {
@@ -39,6 +41,9 @@ struct upair {
 	enum wqe_qp_type type;
 };
 
+/* From now on this process and the children it forks use this process's
+ * 127.X.Y (a test whose endpoints are in two processes). */
+void udp_test_pin_net(void);
 /* The test address 127.X.Y.@host of this process (@out: 16 bytes). */
 void udp_test_addr(unsigned host, char *out);
 /* The same address as a GID: ::ffff:127.X.Y.@host. */
@@ -57,6 +62,9 @@ ssize_t udp_plain_recv(int fd, uint8_t *buf, size_t cap, int *tos, int *ttl);
  * type @t in RESET with @max_wr entries each way. Returns 0 or an errno.
  */
 int uep_open(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr);
+/* The same with both CQs on a completion channel (e->channel) and no
+ * trace. */
+int uep_open_channel(struct uep *e, unsigned host, enum wqe_qp_type t, uint32_t max_wr);
 void uep_close(struct uep *e);
 
 /*
