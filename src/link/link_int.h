@@ -3,6 +3,7 @@
 #ifndef WQE_LINK_INT_H
 #define WQE_LINK_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,10 @@ struct link_port {
 	/* loopback: the pool buffer handed out by tx_buf for the next frame
 	 * (kept when a frame could not be queued) */
 	uint8_t *spare;
+	/* loopback, a port a NIC thread takes frames from: an eventfd that is
+	 * readable while frames wait (written when a frame reaches an empty
+	 * queue, emptied when the queue is found empty); -1 otherwise */
+	int efd;
 };
 
 /* Frame buffers of LINK_FRAME_MAX bytes, recycled: after warm-up a link
@@ -97,6 +102,10 @@ struct wqe_link {
 	 * link, so that wqe_link_stats() reads what the thread writes. */
 	void (*guard)(void *arg, int lock);
 	void *guard_arg;
+	/* loopback: a NIC thread uses it (a port was attached with
+	 * @threaded): every operation takes @mu, contexts of either mode */
+	bool mt;
+	pthread_mutex_t mu;
 	/* sink */
 	struct link_frame *frames;
 	size_t count;
@@ -112,12 +121,14 @@ struct wqe_link {
 	struct link_udp udp;
 };
 
-/* Attaches and detaches a port (used by wqe_context_attach_link). */
-struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6]);
+/* Attaches and detaches a port (used by wqe_context_attach_link). With
+ * @threaded, for a context whose NIC runs on a thread of its own: a
+ * loopback then locks every operation and gives the port an eventfd. */
+struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6], bool threaded);
 void link_port_detach(struct link_port *p);
-/* The descriptor that is readable when a frame waits for @l's port (a
- * UDP link's socket, also behind a fault injector), or -1 if @l has none:
- * what a NIC thread sleeps on. */
-int link_poll_fd(const struct wqe_link *l);
+/* The descriptor that is readable when a frame waits for port @p (a UDP
+ * link's socket, also behind a fault injector; a threaded loopback port's
+ * eventfd), or -1 if it has none: what a NIC thread sleeps on. */
+int link_poll_fd(const struct link_port *p);
 
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/mem.h"
 #include "link/link_int.h"
@@ -37,12 +38,32 @@ static void loop_enqueue(struct link_port *to, uint8_t *buf, size_t len)
 {
 	to->q[to->head % LINK_QUEUE].data = buf;
 	to->q[to->head % LINK_QUEUE].len = len;
+	/* A NIC thread that found the queue empty sleeps on the eventfd. */
+	if (to->efd >= 0 && to->head == to->tail) {
+		uint64_t one = 1;
+		ssize_t w = write(to->efd, &one, sizeof(one));
+
+		(void)w; /* fails only at a count of 2^64 - 2 */
+	}
 	to->head++;
 	to->link->stats.delivered++;
 }
 
+/* A NIC thread uses the link: every operation holds its lock. */
+static void loop_lock(struct wqe_link *l)
+{
+	if (l->mt)
+		pthread_mutex_lock(&l->mu);
+}
+
+static void loop_unlock(struct wqe_link *l)
+{
+	if (l->mt)
+		pthread_mutex_unlock(&l->mu);
+}
+
 /* Queues a copy of @frame for the port whose MAC is the frame's destination. */
-static void loop_xmit(void *port, const uint8_t *frame, size_t len)
+static void xmit_locked(void *port, const uint8_t *frame, size_t len)
 {
 	struct link_port *to = loop_route(port, frame, len);
 	uint8_t *copy;
@@ -58,13 +79,26 @@ static void loop_xmit(void *port, const uint8_t *frame, size_t len)
 	loop_enqueue(to, copy, len);
 }
 
+static void loop_xmit(void *port, const uint8_t *frame, size_t len)
+{
+	struct wqe_link *l = ((struct link_port *)port)->link;
+
+	loop_lock(l);
+	xmit_locked(port, frame, len);
+	loop_unlock(l);
+}
+
 static uint8_t *loop_tx_buf(void *port)
 {
 	struct link_port *p = port;
+	uint8_t *b;
 
+	loop_lock(p->link);
 	if (!p->spare)
 		p->spare = pool_get(&p->link->pool);
-	return p->spare;
+	b = p->spare;
+	loop_unlock(p->link);
+	return b;
 }
 
 /* Queues the buffer loop_tx_buf handed out, as it is: no copy. A frame that
@@ -73,35 +107,49 @@ static void loop_xmit_buf(void *port, uint8_t *buf, size_t len)
 {
 	struct link_port *from = port, *to;
 
+	loop_lock(from->link);
 	if (buf != from->spare) {
-		loop_xmit(port, buf, len);
-		return;
+		xmit_locked(port, buf, len);
+	} else {
+		to = loop_route(from, buf, len);
+		if (to) {
+			from->spare = NULL;
+			loop_enqueue(to, buf, len);
+		}
 	}
-	to = loop_route(from, buf, len);
-	if (!to)
-		return;
-	from->spare = NULL;
-	loop_enqueue(to, buf, len);
+	loop_unlock(from->link);
 }
 
 static const uint8_t *loop_rx_peek(void *port, size_t *len)
 {
 	struct link_port *p = port;
+	const uint8_t *f = NULL;
 
-	if (p->tail == p->head)
-		return NULL;
-	*len = p->q[p->tail % LINK_QUEUE].len;
-	return p->q[p->tail % LINK_QUEUE].data;
+	loop_lock(p->link);
+	if (p->tail != p->head) {
+		*len = p->q[p->tail % LINK_QUEUE].len;
+		f = p->q[p->tail % LINK_QUEUE].data;
+	} else if (p->efd >= 0) {
+		uint64_t v;
+		ssize_t r = read(p->efd, &v, sizeof(v)); /* empty: not readable */
+
+		(void)r; /* EAGAIN when it was not readable */
+	}
+	loop_unlock(p->link);
+	return f;
 }
 
 static void loop_rx_done(void *port)
 {
 	struct link_port *p = port;
-	struct link_frame *f = &p->q[p->tail % LINK_QUEUE];
+	struct link_frame *f;
 
+	loop_lock(p->link);
+	f = &p->q[p->tail % LINK_QUEUE];
 	pool_put(&p->link->pool, f->data);
 	f->data = NULL;
 	p->tail++;
+	loop_unlock(p->link);
 }
 
 struct wqe_link *wqe_link_loopback_create(void)

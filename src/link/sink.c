@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "link/link_int.h"
 
-struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6])
+static struct link_port *port_attach(struct wqe_link *l, const uint8_t mac[6], bool threaded)
 {
 	for (uint32_t i = 0; i < LINK_MAX_PORTS; i++) {
 		struct link_port *p = &l->port[i];
@@ -14,15 +16,24 @@ struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6])
 		if (p->used)
 			continue;
 		memset(p, 0, sizeof(*p));
+		p->efd = -1;
 		if (l->kind == LINK_LOOPBACK) {
 			p->q = calloc(LINK_QUEUE, sizeof(*p->q));
 			if (!p->q)
 				return NULL;
+			if (threaded) {
+				p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+				if (p->efd < 0) {
+					free(p->q);
+					p->q = NULL;
+					return NULL;
+				}
+			}
 		}
 		if (l->kind == LINK_FAULT) {
 			/* counted as a user of the inner link, which therefore
 			 * cannot be destroyed under the fault link */
-			p->inner = link_port_attach(l->inner, mac);
+			p->inner = link_port_attach(l->inner, mac, threaded);
 			if (!p->inner)
 				return NULL;
 			p->inner->behind_fault = true;
@@ -36,14 +47,37 @@ struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6])
 	return NULL;
 }
 
-int link_poll_fd(const struct wqe_link *l)
+int link_poll_fd(const struct link_port *p)
 {
-	while (l->kind == LINK_FAULT)
-		l = l->inner;
-	return l->kind == LINK_UDP ? l->udp.fd : -1;
+	/* A fault injector holds frames of every context attached to it:
+	 * only one around a UDP link (which takes one context) has no state
+	 * two NIC threads could share. */
+	if (p->link->kind == LINK_FAULT)
+		return p->inner->link->kind == LINK_UDP ? p->inner->link->udp.fd : -1;
+	if (p->link->kind == LINK_UDP)
+		return p->link->udp.fd;
+	return p->efd;
 }
 
-void link_port_detach(struct link_port *p)
+struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6], bool threaded)
+{
+	/* Another NIC thread may be routing frames over the ports. */
+	bool mt = l->kind == LINK_LOOPBACK && (l->mt || threaded);
+	struct link_port *p;
+
+	if (mt && !l->mt) {
+		pthread_mutex_init(&l->mu, NULL);
+		l->mt = true; /* for the link's life */
+	}
+	if (mt)
+		pthread_mutex_lock(&l->mu);
+	p = port_attach(l, mac, threaded);
+	if (mt)
+		pthread_mutex_unlock(&l->mu);
+	return p;
+}
+
+static void port_detach(struct link_port *p)
 {
 	struct wqe_link *l = p->link;
 
@@ -53,10 +87,24 @@ void link_port_detach(struct link_port *p)
 		free(p->q);
 	}
 	pool_put(&l->pool, p->spare);
+	if (p->efd >= 0)
+		close(p->efd);
 	if (p->inner)
 		link_port_detach(p->inner);
 	memset(p, 0, sizeof(*p));
+	p->efd = -1;
 	l->users--;
+}
+
+void link_port_detach(struct link_port *p)
+{
+	struct wqe_link *l = p->link;
+
+	if (l->mt)
+		pthread_mutex_lock(&l->mu);
+	port_detach(p);
+	if (l->mt)
+		pthread_mutex_unlock(&l->mu);
 }
 
 static void sink_xmit(void *port, const uint8_t *frame, size_t len)
@@ -152,7 +200,11 @@ int wqe_link_stats(const struct wqe_link *l, struct wqe_link_stats *s)
 		return EINVAL;
 	if (l->guard)
 		l->guard(l->guard_arg, 1);
+	if (l->mt)
+		pthread_mutex_lock(&((struct wqe_link *)l)->mu);
 	*s = l->stats;
+	if (l->mt)
+		pthread_mutex_unlock(&((struct wqe_link *)l)->mu);
 	if (l->guard)
 		l->guard(l->guard_arg, 0);
 	return 0;
@@ -171,6 +223,8 @@ int wqe_link_destroy(struct wqe_link *l)
 		pool_put(&l->pool, l->held[i].data);
 	pool_fini(&l->pool);
 	free(l->frames);
+	if (l->mt)
+		pthread_mutex_destroy(&l->mu);
 	free(l);
 	return 0;
 }

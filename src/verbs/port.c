@@ -59,7 +59,7 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	if (l && link_full(ctx, l))
 		return EBUSY;
 	if (l) {
-		p = link_port_attach(l, ctx->attr.mac);
+		p = link_port_attach(l, ctx->attr.mac, nic_mode_of(ctx->nic) == NIC_THREAD);
 		if (!p)
 			return ENOMEM;
 	}
@@ -68,7 +68,7 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 		struct nic_link nl = {.xmit = l->xmit, .tx_buf = l->tx_buf,
 				      .xmit_buf = l->xmit_buf, .rx_peek = l->rx_peek,
 				      .rx_done = l->rx_done, .flush = l->flush, .arg = p,
-				      .fd = link_poll_fd(l)};
+				      .fd = link_poll_fd(p)};
 
 		err = nic_set_link(ctx->nic, &nl);
 	} else {
@@ -85,8 +85,8 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	}
 	ctx->link = l;
 	ctx->port = p;
-	if (l && nic_mode_of(ctx->nic) == NIC_THREAD)
-		set_guard(l, ctx);
+	if (l && l->kind != LINK_LOOPBACK && nic_mode_of(ctx->nic) == NIC_THREAD)
+		set_guard(l, ctx); /* a loopback has a lock of its own */
 	return 0;
 }
 

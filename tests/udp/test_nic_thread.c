@@ -8,8 +8,8 @@
  * from A, with no progress call of its own. A waits for its own
  * completions in wqe_get_cq_event() too. While B sleeps idle, its process
  * uses almost no CPU: the NIC thread sleeps in poll(), it does not spin.
- * Also: wqe_progress() does nothing in this mode, and a loopback link is
- * refused (ENOTSUP).
+ * Also: wqe_progress() does nothing in this mode, and a link the thread
+ * cannot sleep on is refused (ENOTSUP).
  */
 #include <errno.h>
 #include <poll.h>
@@ -333,18 +333,33 @@ static void active_a(int in, int out, pid_t child)
 	uep_close(&A);
 }
 
-/* A thread-mode context takes no link without a descriptor to sleep on. */
-static void refuses_loopback(void)
+/* A thread-mode context takes no link without a descriptor to sleep on:
+ * a sink, or a fault injector around a loopback (its held frames would be
+ * shared by NIC threads); it takes a loopback, and keeps a refused link's
+ * predecessor. */
+static void refuses_sleepless_links(void)
 {
 	struct wqe_context_attr ca = {.format = test_format(), .nic_mode = WQE_NIC_THREAD};
 	struct wqe_context *ctx = wqe_open_context(&ca);
+	struct wqe_link *sink = wqe_link_sink_create(16);
 	struct wqe_link *lo = wqe_link_loopback_create();
+	struct wqe_fault_cfg fc = {.seed = 1};
+	struct wqe_link *fl = lo ? wqe_link_fault_create(lo, &fc) : NULL;
+	struct wqe_link_stats st;
 
-	CHECK(ctx && lo);
-	if (!ctx || !lo)
+	CHECK(ctx && sink && lo && fl);
+	if (!ctx || !sink || !lo || !fl)
 		return;
-	CHECK_EQ(wqe_context_attach_link(ctx, lo), ENOTSUP);
+	CHECK_EQ(wqe_context_attach_link(ctx, sink), ENOTSUP);
+	CHECK_EQ(wqe_context_attach_link(ctx, fl), ENOTSUP);
+	CHECK_EQ(wqe_context_attach_link(ctx, lo), 0);
+	CHECK_EQ(wqe_context_attach_link(ctx, sink), ENOTSUP);
+	CHECK_EQ(wqe_link_destroy(lo), EBUSY); /* still attached */
+	CHECK_EQ(wqe_link_stats(lo, &st), 0);
+	CHECK_EQ(wqe_context_attach_link(ctx, NULL), 0);
+	CHECK_EQ(wqe_link_destroy(fl), 0);
 	CHECK_EQ(wqe_link_destroy(lo), 0);
+	CHECK_EQ(wqe_link_destroy(sink), 0);
 	CHECK_EQ(wqe_close_context(ctx), 0);
 }
 
@@ -355,7 +370,7 @@ int main(void)
 
 	/* Every context of this test runs its NIC on a thread. */
 	setenv("WQE_NIC_MODE", "thread", 1);
-	refuses_loopback();
+	refuses_sleepless_links();
 	udp_test_pin_net();
 	if (pipe(a2b) || pipe(b2a)) {
 		perror("pipe");

@@ -123,7 +123,7 @@ static void case_queue_destroy(void)
 	if (!l)
 		return;
 	udp_test_gid(1, &me);
-	port = link_port_attach(l, mac);
+	port = link_port_attach(l, mac, false);
 	CHECK(port != NULL);
 	for (uint64_t t = 0; t < LINK_UDP_BATCH - 1; t++)
 		queue_one(l, port, &me, &g3, 1000 + t, (int)(t % 3 == 0));
@@ -237,7 +237,7 @@ static void case_receive_ops(void)
 		CHECK(l != NULL);
 		if (!l)
 			break;
-		port = link_port_attach(l, mac);
+		port = link_port_attach(l, mac, false);
 		CHECK(port != NULL);
 		if (!small) {
 			/* 100 short datagrams, then a good one: the first
