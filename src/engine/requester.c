@@ -27,14 +27,11 @@
 
 #include "engine/completer.h"
 #include "engine/flush.h"
+#include "common/limits.h"
 #include "common/mem.h"
 #include "common/mtu.h"
 #include "engine/pktz_int.h"
 #include "wqe/packetize.h"
-
-#define MAX_MSG (1ull << 31)
-/* A UD message may be as large as the port MTU. */
-#define UD_MTU WQE_MTU_4096
 
 /* What an RC WQE's in-flight entry holds fits its fields (nic.h). */
 static_assert(MAX_MSG <= UINT32_MAX && MAX_MSG / 256 < (1u << 24) && WQE_MAX_BLOCKS <= 0xff &&
