@@ -32,6 +32,13 @@ extern "C" {
 /* The UDP destination port of RoCEv2. */
 #define WQE_ROCEV2_PORT 4791
 
+/* EtherTypes: the two a RoCEv2 frame carries, and the tag protocol IDs of
+ * the one VLAN tag it may have (802.1Q, and 802.1ad's outer tag). */
+#define WQE_ETHERTYPE_IPV4 0x0800
+#define WQE_ETHERTYPE_IPV6 0x86dd
+#define WQE_ETHERTYPE_VLAN 0x8100
+#define WQE_ETHERTYPE_QINQ 0x88a8
+
 /* Header sizes in bytes. */
 enum {
 	WQE_ETH_LEN = 14,
@@ -340,9 +347,9 @@ struct wqe_pkt {
 	uint8_t dmac[6];
 	uint8_t smac[6];
 	uint8_t has_vlan;   /* one 802.1Q (or 802.1ad) tag present */
-	uint16_t vlan_tpid; /* 0x8100 (0 builds as 0x8100) or 0x88a8 */
+	uint16_t vlan_tpid; /* WQE_ETHERTYPE_VLAN (0 builds as it) or _QINQ */
 	uint16_t vlan_tci;  /* PCP 3 | DEI 1 | VID 12 */
-	uint16_t ethertype; /* parse: 0x0800 or 0x86dd; build derives it */
+	uint16_t ethertype; /* parse: WQE_ETHERTYPE_IPV4 or _IPV6; build derives it */
 	/* L3 */
 	uint8_t ipver; /* 4 or 6 */
 	union wqe_gid src;

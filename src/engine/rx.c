@@ -104,9 +104,6 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 	return false;
 }
 
-#define RX_ETHERTYPE_IPV4 0x0800u
-#define RX_ETHERTYPE_IPV6 0x86ddu
-
 /* Bytes before the transport headers of an untagged IPv4 or IPv6 frame. */
 #define V4_TRANSPORT (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
 #define V6_TRANSPORT (WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN)
@@ -419,9 +416,9 @@ static bool rx_fast(struct nic *n, const uint8_t *frame, size_t len)
 	if (len < WQE_ETH_LEN)
 		return false;
 	switch (get_be16(frame + 12)) {
-	case RX_ETHERTYPE_IPV4:
+	case WQE_ETHERTYPE_IPV4:
 		return rx_fast_at(n, frame, len, V4_TRANSPORT);
-	case RX_ETHERTYPE_IPV6:
+	case WQE_ETHERTYPE_IPV6:
 		return rx_fast_at(n, frame, len, V6_TRANSPORT);
 	default:
 		return false;

@@ -32,8 +32,6 @@
 #include "link/link_int.h"
 #include "wqe/wire.h"
 
-#define ETHERTYPE_V4 0x0800u
-#define ETHERTYPE_V6 0x86ddu
 #define IPV4_DF	     0x4000u /* flags/fragment-offset word: DF set, offset 0 */
 #define IPV4_FRAG    0x3fffu /* MF and the fragment offset */
 #define PROTO_UDP    17u
@@ -131,7 +129,7 @@ static int link_ipver(const struct link_udp *u)
 static int tx_parse_ip(const uint8_t *ip, size_t end, uint16_t ethertype, struct udp_dest *d,
 		       const uint8_t **udp, size_t *udp_len)
 {
-	if (ethertype == ETHERTYPE_V4) {
+	if (ethertype == WQE_ETHERTYPE_IPV4) {
 		size_t total;
 
 		if (end < WQE_IPV4_LEN || ip[0] != 0x45 || ip[9] != PROTO_UDP ||
@@ -148,7 +146,7 @@ static int tx_parse_ip(const uint8_t *ip, size_t end, uint16_t ethertype, struct
 		*udp_len = total - WQE_IPV4_LEN;
 		return 0;
 	}
-	if (ethertype == ETHERTYPE_V6) {
+	if (ethertype == WQE_ETHERTYPE_IPV6) {
 		size_t plen;
 
 		if (end < WQE_IPV6_LEN || (ip[0] >> 4) != 6 || ip[6] != PROTO_UDP)
@@ -178,7 +176,7 @@ static int tx_parse(const uint8_t *f, size_t len, struct udp_dest *d)
 	if (len < WQE_ETH_LEN)
 		return -1;
 	et = get_be16(f + 12);
-	if (et == 0x8100 || et == 0x88a8) {
+	if (et == WQE_ETHERTYPE_VLAN || et == WQE_ETHERTYPE_QINQ) {
 		if (len < WQE_ETH_LEN + WQE_VLAN_LEN)
 			return -1;
 		et = get_be16(f + 16);
@@ -438,7 +436,7 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 	if (u->family == AF_INET) {
 		f[7] = 0;
 		memcpy(f + 8, r->src, 4);
-		put_be16(f + 12, ETHERTYPE_V4);
+		put_be16(f + 12, WQE_ETHERTYPE_IPV4);
 		ip[0] = 0x45;
 		ip[1] = r->tos;
 		put_be16(ip + 2, (uint16_t)(WQE_IPV4_LEN + WQE_UDP_LEN + n));
@@ -453,7 +451,7 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 		udp = ip + WQE_IPV4_LEN;
 	} else {
 		memcpy(f + 7, r->src + 11, 5);
-		put_be16(f + 12, ETHERTYPE_V6);
+		put_be16(f + 12, WQE_ETHERTYPE_IPV6);
 		put_be32(ip, 6u << 28 | (uint32_t)r->tos << 20);
 		put_be16(ip + 4, (uint16_t)(WQE_UDP_LEN + n));
 		ip[6] = PROTO_UDP;

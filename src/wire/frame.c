@@ -103,11 +103,11 @@ static void put_l2(uint8_t *h, const struct wqe_pkt *p)
 	memcpy(h, p->dmac, 6);
 	memcpy(h + 6, p->smac, 6);
 	if (p->has_vlan) {
-		put_be16(h + 12, p->vlan_tpid ? p->vlan_tpid : ETHERTYPE_VLAN);
+		put_be16(h + 12, p->vlan_tpid ? p->vlan_tpid : WQE_ETHERTYPE_VLAN);
 		put_be16(h + 14, p->vlan_tci);
 		h += WQE_VLAN_LEN;
 	}
-	put_be16(h + 12, p->ipver == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6);
+	put_be16(h + 12, p->ipver == 4 ? WQE_ETHERTYPE_IPV4 : WQE_ETHERTYPE_IPV6);
 }
 
 /* The BTH (with the planned pad count) and the opcode's other headers. */

@@ -182,7 +182,7 @@ int wqe_pkt_parse_ip(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 		return WQE_PKT_ETRUNC_IP;
 	if (ip[0] >> 4 != 4 && ip[0] >> 4 != 6)
 		return WQE_PKT_EIP_VERSION;
-	out->ethertype = ip[0] >> 4 == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6;
+	out->ethertype = ip[0] >> 4 == 4 ? WQE_ETHERTYPE_IPV4 : WQE_ETHERTYPE_IPV6;
 	return parse_l3(ip, len, ip[0] >> 4, out);
 }
 
@@ -198,7 +198,7 @@ int wqe_pkt_parse(const uint8_t *frame, size_t len, struct wqe_pkt *out)
 	memcpy(out->dmac, frame, 6);
 	memcpy(out->smac, frame + 6, 6);
 	type = get_be16(frame + 12);
-	if (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) {
+	if (type == WQE_ETHERTYPE_VLAN || type == WQE_ETHERTYPE_QINQ) {
 		if (len < WQE_ETH_LEN + WQE_VLAN_LEN)
 			return WQE_PKT_ETRUNC_ETH;
 		out->has_vlan = 1;
@@ -208,9 +208,9 @@ int wqe_pkt_parse(const uint8_t *frame, size_t len, struct wqe_pkt *out)
 		off += WQE_VLAN_LEN;
 	}
 	out->ethertype = type;
-	if (type != ETHERTYPE_IPV4 && type != ETHERTYPE_IPV6)
+	if (type != WQE_ETHERTYPE_IPV4 && type != WQE_ETHERTYPE_IPV6)
 		return WQE_PKT_ENOT_IP;
-	return parse_l3(frame + off, len - off, type == ETHERTYPE_IPV4 ? 4 : 6, out);
+	return parse_l3(frame + off, len - off, type == WQE_ETHERTYPE_IPV4 ? 4 : 6, out);
 }
 
 int wqe_pkt_parse_bth(const uint8_t *bth, size_t len, struct wqe_pkt *out)

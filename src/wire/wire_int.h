@@ -11,10 +11,6 @@
 #include "common/csum.h"
 #include "wqe/wire.h"
 
-#define ETHERTYPE_IPV4	0x0800
-#define ETHERTYPE_IPV6	0x86dd
-#define ETHERTYPE_VLAN	0x8100
-#define ETHERTYPE_QINQ	0x88a8
 #define IPPROTO_UDP_NUM 17
 #define IPV4_FLAG_MF	1u
 
