@@ -58,6 +58,16 @@ enum {
 	WQE_ICRC_LEN = 4,
 };
 
+/*
+ * The longest frame a wqe NIC sends: every frame wqe_pktz_next() builds
+ * fits in WQE_FRAME_MAX bytes, and every response the engine's responder
+ * sends. The longest possible is Ethernet, an 802.1Q tag, IPv6, UDP, the
+ * longest headers that come with payload (BTH, RETH, ImmDt: an RDMA WRITE
+ * ONLY with immediate), 4096 bytes of payload (the largest path MTU, no
+ * pad) and the ICRC: 4198 bytes, rounded up to 17 x 256.
+ */
+#define WQE_FRAME_MAX 4352u
+
 /* ------------------------------------------------------------------------ */
 /* Wire opcodes (BTH byte 0): transport base + operation.                   */
 

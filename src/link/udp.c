@@ -272,8 +272,8 @@ static int tx_dest(struct wqe_link *l, const uint8_t *frame, size_t len, struct 
 		l->stats.no_destination++;
 		return -1;
 	}
-	/* Longer than a queue buffer: never from a NIC (NIC_FRAME_MAX is
-	 * less), and no path would carry it; a send error. */
+	/* Longer than a queue buffer: never from a NIC (WQE_FRAME_MAX is
+	 * less: link_int.h), and no path would carry it; a send error. */
 	if (len > LINK_FRAME_MAX) {
 		l->stats.tx_errors++;
 		return -1;

@@ -45,6 +45,12 @@ static const char *const hdr_name_tab[WQE_HDR_COUNT] = {
 	 ((m) & WQE_HDR_IMMDT ? WQE_IMMDT_LEN : 0) + ((m) & WQE_HDR_IETH ? WQE_IETH_LEN : 0) + \
 	 ((m) & WQE_HDR_CNP ? WQE_CNP_LEN : 0))
 static_assert(HLEN(0x1ff) == 12 + 8 + 16 + 28 + 4 + 8 + 4 + 4 + 16, "HLEN covers every header");
+/* The longest frame with payload (wqe/wire.h); test_codec builds every
+ * opcode's longest and checks it against WQE_FRAME_MAX too. */
+static_assert(WQE_ETH_LEN + WQE_VLAN_LEN + WQE_IPV6_LEN + WQE_UDP_LEN +
+			  HLEN(WQE_HDR_BTH | WQE_HDR_RETH | WQE_HDR_IMMDT) + 4096 + WQE_ICRC_LEN <=
+		      WQE_FRAME_MAX,
+	      "WQE_FRAME_MAX holds a WRITE ONLY with immediate of 4096 bytes, tagged, over IPv6");
 
 /* One row: name, headers, transport, role, kind, payload, response. */
 #define OP(name, hdrs, t, role, kind, payload, resp)                                           \
