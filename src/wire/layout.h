@@ -57,6 +57,7 @@ static inline const struct wire_op *wire_op_lookup(uint8_t op)
  * from the start of the BTH: wqe_hdr_offset(), the headers before it in
  * wire order, which is the order of the bits.
  */
+/* clang-format off */
 #define WIRE_HDRS_LEN(m)                                                                          \
 	((uint32_t)(((m) & WQE_HDR_BTH ? WQE_BTH_LEN : 0) +                                       \
 		    ((m) & WQE_HDR_DETH ? WQE_DETH_LEN : 0) +                                     \
@@ -67,6 +68,7 @@ static inline const struct wire_op *wire_op_lookup(uint8_t op)
 		    ((m) & WQE_HDR_IMMDT ? WQE_IMMDT_LEN : 0) +                                   \
 		    ((m) & WQE_HDR_IETH ? WQE_IETH_LEN : 0) + ((m) & WQE_HDR_CNP ? WQE_CNP_LEN : 0)))
 #define WIRE_HDR_OFFSET(m, h) WIRE_HDRS_LEN((m) & ((uint32_t)(h) - 1u))
+/* clang-format on */
 
 /* ------------------------------------------------------------------------ */
 /* Ethernet and 802.1Q.                                                     */
@@ -176,6 +178,14 @@ static inline bool ipv4_no_options(const uint8_t *ip)
 static inline bool ipv4_is_fragment(const uint8_t *ip)
 {
 	return (ipv4_frag(ip) & (IPV4_MF | IPV4_FRAG_OFF)) != 0;
+}
+
+/* Both of the first byte's rules at once, for the paths that only take or
+ * leave a frame: version 4 (ip_version()) and no options
+ * (ipv4_no_options()), one compare of the byte that holds both. */
+static inline bool ipv4_v4_no_options(const uint8_t *ip)
+{
+	return ip[0] == (4u << 4 | WQE_IPV4_LEN / 4);
 }
 
 /* The IPv6 header at @ip: its traffic class, flow label, payload length
