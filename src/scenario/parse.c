@@ -164,8 +164,6 @@ static int parse_mac(const char *s, size_t len, uint8_t mac[6])
 	return 0;
 }
 
-int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid);
-
 int sc_st_endpoint(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
 {
 	static const char *const keys[] = {"mac", "ip", "format", NULL};

@@ -9,7 +9,6 @@
 
 #define FAILW(w, ...) sc_fail(err, l->no, (w)->col, __VA_ARGS__)
 
-int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid);
 int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid)
 {
 	char buf[64];
@@ -211,8 +210,6 @@ static int st_modify(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scen
 		return FAILW(w, "expected a QP state: RESET INIT RTR RTS SQD SQE ERR");
 	return 0;
 }
-
-int sc_parse_expect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 
 static int dispatch(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
 {
