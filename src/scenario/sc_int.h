@@ -233,9 +233,6 @@ int sc_st_mr(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err
 int sc_st_connect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 /* An "expect ..." line (the dispatcher's handler for "expect"). */
 int sc_parse_expect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
-/* The IPv4 or IPv6 literal of @len bytes at @s as a GID (IPv4 as
- * ::ffff:a.b.c.d): 0, or -1 if it is not one. */
-int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid);
 /* The names of struct wqe_qp_stats' counters, in order, NULL-terminated. */
 const char *const *sc_stat_names(void);
 int sc_parse_line(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
