@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Scenario files: one handler per statement, all checking before storing. */
+/* Scenario files: the helpers every statement handler uses, and the
+ * declarations (endpoint, link, qp, mr, connect); all check before storing. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>

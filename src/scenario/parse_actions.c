@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Scenario files: actions and expectations, and the line dispatcher. */
+/*
+ * Scenario files: the action statements (post, recv, run, modify), the names
+ * their requests use, and the line dispatcher, which hands each statement to
+ * its handler (declarations: parse.c; expectations: parse_expect.c).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

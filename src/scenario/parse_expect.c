@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Scenario files: the expectations. */
+/* Scenario files: the expectations (expect cqe, no_cqe, mem, canaries,
+ * packets, opcodes, state, stat); expect.c checks them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
