@@ -32,6 +32,13 @@ extern "C" {
 /* The UDP destination port of RoCEv2. */
 #define WQE_ROCEV2_PORT 4791
 
+/* EtherTypes: the two a RoCEv2 frame carries, and the tag protocol IDs of
+ * the one VLAN tag it may have (802.1Q, and 802.1ad's outer tag). */
+#define WQE_ETHERTYPE_IPV4 0x0800
+#define WQE_ETHERTYPE_IPV6 0x86dd
+#define WQE_ETHERTYPE_VLAN 0x8100
+#define WQE_ETHERTYPE_QINQ 0x88a8
+
 /* Header sizes in bytes. */
 enum {
 	WQE_ETH_LEN = 14,
@@ -50,6 +57,16 @@ enum {
 	WQE_CNP_LEN = 16,
 	WQE_ICRC_LEN = 4,
 };
+
+/*
+ * The longest frame a wqe NIC sends: every frame wqe_pktz_next() builds
+ * fits in WQE_FRAME_MAX bytes, and every response the engine's responder
+ * sends. The longest possible is Ethernet, an 802.1Q tag, IPv6, UDP, the
+ * longest headers that come with payload (BTH, RETH, ImmDt: an RDMA WRITE
+ * ONLY with immediate), 4096 bytes of payload (the largest path MTU, no
+ * pad) and the ICRC: 4198 bytes, rounded up to 17 x 256.
+ */
+#define WQE_FRAME_MAX 4352u
 
 /* ------------------------------------------------------------------------ */
 /* Wire opcodes (BTH byte 0): transport base + operation.                   */
@@ -340,9 +357,9 @@ struct wqe_pkt {
 	uint8_t dmac[6];
 	uint8_t smac[6];
 	uint8_t has_vlan;   /* one 802.1Q (or 802.1ad) tag present */
-	uint16_t vlan_tpid; /* 0x8100 (0 builds as 0x8100) or 0x88a8 */
+	uint16_t vlan_tpid; /* WQE_ETHERTYPE_VLAN (0 builds as it) or _QINQ */
 	uint16_t vlan_tci;  /* PCP 3 | DEI 1 | VID 12 */
-	uint16_t ethertype; /* parse: 0x0800 or 0x86dd; build derives it */
+	uint16_t ethertype; /* parse: WQE_ETHERTYPE_IPV4 or _IPV6; build derives it */
 	/* L3 */
 	uint8_t ipver; /* 4 or 6 */
 	union wqe_gid src;

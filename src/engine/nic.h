@@ -145,9 +145,8 @@ struct nic_tx {
 	void *now_arg;
 };
 
-/* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + RETH/AtomicETH +
- * 4096 payload + pad + ICRC, rounded up. */
-#define NIC_FRAME_MAX 4352u
+/* Largest frame the NIC builds: the wire layer's (wqe/wire.h). */
+#define NIC_FRAME_MAX WQE_FRAME_MAX
 #define NIC_FRAME_SHIFT 2u
 
 /* Doorbells held before the NIC takes them (struct nic, db_pend). */

@@ -27,14 +27,12 @@
 
 #include "engine/completer.h"
 #include "engine/flush.h"
+#include "common/limits.h"
 #include "common/mem.h"
 #include "common/mtu.h"
+#include "wire/layout.h"
 #include "wire/pktz_int.h"
 #include "wqe/packetize.h"
-
-#define MAX_MSG (1ull << 31)
-/* A UD message may be as large as the port MTU. */
-#define UD_MTU WQE_MTU_4096
 
 /* What an RC WQE's in-flight entry holds fits its fields (nic.h). */
 static_assert(MAX_MSG <= UINT32_MAX && MAX_MSG / 256 < (1u << 24) && WQE_MAX_BLOCKS <= 0xff &&
@@ -465,35 +463,15 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
  */
 static int send_simple(struct nic *n, struct qpc *q)
 {
-	/* By the four operations wqe_decode_simple() gives: the ONLY packet
-	 * on RC and on UC, the headers after the BTH, and whether the BTH SE
-	 * bit follows the WQE's solicited flag (SEND and WRITE with
-	 * immediate, packetize.c bth_of()). */
-	static const struct {
-		uint8_t only[2];
-		bool reth, immdt, se;
-	} shape[WQE_OP_COUNT] = {
-	    [WQE_OP_SEND] = {.only = {WQE_WIRE_RC_SEND_ONLY, WQE_WIRE_UC_SEND_ONLY}, .se = true},
-	    [WQE_OP_SEND_WITH_IMM] = {.only = {WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE,
-					       WQE_WIRE_UC_SEND_ONLY_WITH_IMMEDIATE},
-				      .immdt = true,
-				      .se = true},
-	    [WQE_OP_RDMA_WRITE] = {.only = {WQE_WIRE_RC_RDMA_WRITE_ONLY,
-					    WQE_WIRE_UC_RDMA_WRITE_ONLY},
-				   .reth = true},
-	    [WQE_OP_RDMA_WRITE_WITH_IMM] = {.only = {WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
-						     WQE_WIRE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE},
-					    .reth = true,
-					    .immdt = true,
-					    .se = true}};
 	struct eng_req *r = &q->eng->req;
 	const struct wqe_pktz_tmpl *t = &n->req_tmpl;
-	uint32_t padcnt, hlen, start = r->fetch;
+	uint32_t padcnt, start = r->fetch;
 	struct wqe_desc_simple s;
+	const struct wire_op *w;
 	const uint8_t *src;
-	uint8_t *host, *buf, *b;
+	uint8_t *host, *buf, *b, opcode;
 	size_t frame_len;
-	bool write, imm, signaled;
+	bool signaled;
 
 	if (!wqe_decode_simple(q->format, q->type, q->qpn, sq_ring_block(q->sq, start), &s) ||
 	    (s.fence && r->rd_atomic) || s.length > mtu_bytes(q->path_mtu))
@@ -511,35 +489,37 @@ static int send_simple(struct nic *n, struct qpc *q)
 	if (!pktz_tmpl_fits(t, q->av.tclass, q->av.hop_limit, q->av.flow_label, q->av.dmac,
 			    n->port.mac, nic_port_gid(n, q->av.sgid_index), &q->av.dgid))
 		return 0;
-	write = shape[s.op].reth;
-	imm = shape[s.op].immdt;
-	hlen = WQE_BTH_LEN + (write ? WQE_RETH_LEN : 0u) + (imm ? WQE_IMMDT_LEN : 0u);
+	/* The packet's opcode, SE and AckReq by the packetizer's rules
+	 * (bth_of()), its headers by the opcode table: the ONLY packet of
+	 * one of wqe_decode_simple()'s four operations carries a RETH (the
+	 * WRITEs), an ImmDt (the two with an immediate), both or neither. */
+	opcode = pktz_opcode(q->type, s.op, WQE_ROLE_ONLY);
+	w = &wire_op_tab[opcode];
 	padcnt = (0u - s.length) & 3u;
 	buf = nic_tx_buf(n);
-	frame_len = pktz_tmpl_begin(t, buf, NIC_FRAME_MAX, hlen + s.length + padcnt + WQE_ICRC_LEN,
-				    r->ip_id, q->av.udp_sport);
+	frame_len =
+	    pktz_tmpl_begin(t, buf, NIC_FRAME_MAX, w->hdr_len + s.length + padcnt + WQE_ICRC_LEN,
+			    r->ip_id, q->av.udp_sport);
 	if (!frame_len)
 		return 0;
 	b = buf + t->len;
 	{
-		/* SE on a solicited SEND or WRITE with immediate, AckReq on
-		 * every RC packet that ends a message (packetize.c bth_of()). */
-		struct wqe_bth bth = {.opcode = shape[s.op].only[q->type == WQE_QPT_UC],
-				      .se = shape[s.op].se && s.solicited,
+		struct wqe_bth bth = {.opcode = opcode,
+				      .se = pktz_se(s.op, s.solicited, true),
 				      .padcnt = (uint8_t)padcnt,
 				      .pkey = nic_qp_pkey(n, q),
 				      .destqp = q->dest_qpn & 0xffffffu,
-				      .ackreq = q->type == WQE_QPT_RC,
+				      .ackreq = pktz_ackreq(q->type, s.op, 0, true),
 				      .psn = r->psn & 0xffffffu};
 
 		b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);
 	}
-	if (write) {
+	if (w->hdrs & WQE_HDR_RETH) {
 		struct wqe_reth reth = {.va = s.remote_addr, .rkey = s.rkey, .dma_len = s.length};
 
 		b += wqe_reth_encode(&reth, b, WQE_RETH_LEN);
 	}
-	if (imm) {
+	if (w->hdrs & WQE_HDR_IMMDT) {
 		struct wqe_immdt immdt = {.imm = s.imm};
 
 		b += wqe_immdt_encode(&immdt, b, WQE_IMMDT_LEN);

@@ -113,13 +113,13 @@ write_len_key(struct nic *n, struct qpc *q, const struct resp_write *wr,
 
 	switch (role) {
 	case WQE_ROLE_ONLY:
-		if (w->len > mtu || w->dma_len > RESP_MAX_MSG || w->len != w->dma_len)
+		if (w->len > mtu || w->dma_len > MAX_MSG || w->len != w->dma_len)
 			return false;
 		if (!w->len)
 			return true;
 		break;
 	case WQE_ROLE_FIRST:
-		if (w->len != mtu || w->dma_len > RESP_MAX_MSG || w->len >= w->dma_len)
+		if (w->len != mtu || w->dma_len > MAX_MSG || w->len >= w->dma_len)
 			return false;
 		break;
 	case WQE_ROLE_MIDDLE:

@@ -13,16 +13,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/limits.h"
 #include "common/mtu.h"
 #include "engine/services.h"
 #include "engine/responder.h"
 #include "wqe/wire.h"
 
 #define RESP_PSN_MASK 0xffffffu
-/* Largest message and RETH DMA length (IBTA: 2^31). */
-#define RESP_MAX_MSG (1u << 31)
-/* A UD message may be as large as the port MTU. */
-#define RESP_UD_MTU 4096u
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define RESP_GRH_LEN 40u
 
@@ -110,7 +107,7 @@ static inline uint32_t resp_mtu(const struct qpc *q)
 	uint32_t m = mtu_bytes(q->path_mtu);
 
 	if (q->type == WQE_QPT_UD)
-		return RESP_UD_MTU;
+		return mtu_bytes(UD_MTU);
 	return m ? m : 1024u;
 }
 

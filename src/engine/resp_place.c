@@ -201,7 +201,7 @@ static inline __attribute__((always_inline)) enum resp_place_err
 plan_held(struct nic *n, const struct qpc *q, const struct resp_rwqe *w, uint32_t len,
 	  struct resp_plan *pl)
 {
-	if (w->placed + len > RESP_MAX_MSG)
+	if (w->placed + len > MAX_MSG)
 		return RESP_PLACE_LEN;
 	return plan_scatter(n, q, w->ctr, w->sge_i, w->sge_off, len, pl);
 }

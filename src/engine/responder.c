@@ -323,7 +323,7 @@ static enum resp_state chk_length(struct resp_ctx *c)
 	case WQE_ROLE_LAST: bad = pl == 0 || pl > mtu; break;
 	default: bad = pl > mtu; break;
 	}
-	if ((c->oi.hdrs & WQE_HDR_RETH) && c->p->reth.dma_len > RESP_MAX_MSG)
+	if ((c->oi.hdrs & WQE_HDR_RETH) && c->p->reth.dma_len > MAX_MSG)
 		bad = true;
 	return bad ? RS_ERR_LENGTH : RS_CHK_RKEY;
 }

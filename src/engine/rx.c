@@ -9,6 +9,7 @@
 #include "common/mem.h"
 #include "engine/completer.h"
 #include "engine/responder.h"
+#include "wire/layout.h"
 #include "wqe/wire.h"
 
 const char *rx_drop_str(enum rx_drop d)
@@ -22,20 +23,21 @@ const char *rx_drop_str(enum rx_drop d)
 	return (unsigned)d < RX_DROP_COUNT ? names[d] : "unknown";
 }
 
+/* The opcode table's response column (READ responses, ACKNOWLEDGE,
+ * ATOMIC_ACKNOWLEDGE), for an opcode the parser found in it. */
 static bool is_response(uint8_t op)
 {
-	/* RC 0x0d-0x12: READ responses, ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE. */
-	return op >= 0x0d && op <= 0x12;
+	return wire_op_tab[op].response;
 }
 
+/* The QP type of opcode @op's transport, its top three bits (IBA 9.2:
+ * 000 RC, 001 UC, 011 UD); 0 for the others. A table: the request fast
+ * paths ask it for every frame they take. */
 static enum wqe_qp_type transport_of(uint8_t op)
 {
-	switch (op >> 5) {
-	case 0: return WQE_QPT_RC;
-	case 1: return WQE_QPT_UC;
-	case 3: return WQE_QPT_UD;
-	default: return (enum wqe_qp_type)0;
-	}
+	static const uint8_t qp_type[8] = {[0] = WQE_QPT_RC, [1] = WQE_QPT_UC, [3] = WQE_QPT_UD};
+
+	return (enum wqe_qp_type)qp_type[op >> 5];
 }
 
 /* The 16 bytes at @a (a parsed GID, or an IPv6 address in the frame) are
@@ -104,9 +106,6 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
 	return false;
 }
 
-#define RX_ETHERTYPE_IPV4 0x0800u
-#define RX_ETHERTYPE_IPV6 0x86ddu
-
 /* Bytes before the transport headers of an untagged IPv4 or IPv6 frame. */
 #define V4_TRANSPORT (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
 #define V6_TRANSPORT (WQE_ETH_LEN + WQE_IPV6_LEN + WQE_UDP_LEN)
@@ -120,10 +119,12 @@ static bool port_has_v4(const struct nic *n, const uint8_t *a)
  * the form the NIC itself sends them: untagged IPv4 with no options, not
  * fragmented, or untagged IPv6 with no extension header; no UDP checksum,
  * nothing after the IP packet, BTH version 0. They read the frame where
- * wqe_pkt_parse() and filter() would and leave the same counters and
- * state as the general path (tests/e2e/test_fastpath.c runs both and
- * compares, over IPv4 and over IPv6; tests/resp/test_fastpath_edges.c
- * compares them frame by frame at the edges). A frame they do not take,
+ * wqe_pkt_parse() and filter() would, through the readers, header lengths
+ * and rules the parser uses (wire/layout.h) and filter()'s transport_of(),
+ * and leave the same counters and state as the general path
+ * (tests/e2e/test_fastpath.c runs both and compares, over IPv4 and over
+ * IPv6; tests/resp/test_fastpath_edges.c compares them frame by frame at
+ * the edges). A frame they do not take,
  * with nothing changed, goes the general path, which says why it is
  * dropped, if it is.
  *
@@ -142,17 +143,16 @@ static inline __attribute__((always_inline)) bool plain(const uint8_t *frame, si
 		return false;
 	if (t == V4_TRANSPORT) {
 		/* total length covers the header; no options, no fragment */
-		if (ip[0] != 0x45 || ip[9] != 17 || (get_be16(ip + 6) & 0x3fffu) ||
-		    get_be16(ip + 2) != len - WQE_ETH_LEN)
+		if (!ipv4_v4_no_options(ip) || ipv4_proto(ip) != IP_PROTO_UDP ||
+		    ipv4_is_fragment(ip) || ipv4_total_len(ip) != len - WQE_ETH_LEN)
 			return false;
-	} else if (ip[0] >> 4 != 6 || ip[6] != 17 ||
-		   get_be16(ip + 4) != len - WQE_ETH_LEN - WQE_IPV6_LEN) {
+	} else if (ip_version(ip) != 6 || ipv6_next_header(ip) != IP_PROTO_UDP ||
+		   ipv6_payload_len(ip) != len - WQE_ETH_LEN - WQE_IPV6_LEN) {
 		/* IPv6: payload length does not cover the header; UDP next */
 		return false;
 	}
-	return get_be16(udp + 2) == WQE_ROCEV2_PORT &&
-	       get_be16(udp + 4) == len - WQE_ETH_LEN - ip_hl && !get_be16(udp + 6) &&
-	       !(frame[t + 1] & 0x0fu);
+	return udp_dport(udp) == WQE_ROCEV2_PORT && udp_length(udp) == len - WQE_ETH_LEN - ip_hl &&
+	       !udp_csum(udp) && bth_tver(frame + t) == 0;
 }
 
 /* The IPv4 header checksum (IPv6 has none) and the ICRC of a plain()
@@ -163,9 +163,10 @@ static inline __attribute__((always_inline)) bool sums_ok(const uint8_t *frame, 
 	const uint8_t *ip = frame + WQE_ETH_LEN;
 
 	if (t == V4_TRANSPORT)
-		return csum_ipv4(ip) == 0 &&
-		       wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) == get_le32(frame + len - 4);
-	return wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 6) == get_le32(frame + len - 4);
+		return csum_ipv4(ip) == 0 && wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 4) ==
+						 get_le32(frame + len - WQE_ICRC_LEN);
+	return wqe_icrc(ip, len - WQE_ETH_LEN - WQE_ICRC_LEN, 6) ==
+	       get_le32(frame + len - WQE_ICRC_LEN);
 }
 
 /* The QP of a plain() frame whose BTH is at @t, as filter() finds it: the
@@ -179,11 +180,11 @@ plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 	bool v4 = t == V4_TRANSPORT;
 	struct qpc *q;
 
-	if (v4 ? !port_has_v4(n, ip + 16) : !port_has_gid(n, ip + 24))
+	if (v4 ? !port_has_v4(n, ipv4_dst(ip)) : !port_has_gid(n, ipv6_dst(ip)))
 		return NULL;
-	q = qp_table_find(&n->qps, get_be24(bth + 5));
-	if (!q || !nic_qp_receives(q) || q->type != ty || get_be16(bth + 2) != nic_qp_pkey(n, q) ||
-	    !(v4 ? gid_is_v4(&q->av.dgid, ip + 12) : memeq16(q->av.dgid.raw, ip + 8)))
+	q = qp_table_find(&n->qps, bth_destqp(bth));
+	if (!q || !nic_qp_receives(q) || q->type != ty || bth_pkey(bth) != nic_qp_pkey(n, q) ||
+	    !(v4 ? gid_is_v4(&q->av.dgid, ipv4_src(ip)) : memeq16(q->av.dgid.raw, ipv6_src(ip))))
 		return NULL;
 	return q;
 }
@@ -191,16 +192,15 @@ plain_qp(struct nic *n, const uint8_t *frame, size_t t, enum wqe_qp_type ty)
 /* What the request fast paths check first, for a plain() frame whose BTH
  * is at @t and whose payload starts at @hdrs: room for the headers and the
  * ICRC, a pad count within the payload, sums that verify, and its QP
- * (plain_qp(), of the opcode's transport: its top three bits, 000 RC or
- * 001 UC, as the request paths take only those); NULL if any fails.
- * The payload's length, pad excluded, in *@plen. */
+ * (plain_qp(), of the opcode's transport as filter() finds it); NULL if
+ * any fails. The payload's length, pad excluded, in *@plen. */
 static inline __attribute__((always_inline)) struct qpc *plain_request(struct nic *n,
 								       const uint8_t *frame,
 								       size_t len, size_t t,
 								       size_t hdrs, uint32_t *plen)
 {
 	const uint8_t *bth = frame + t;
-	uint32_t padcnt = (bth[1] >> 4) & 3u;
+	uint32_t padcnt = bth_padcnt(bth);
 
 	if (len < hdrs + WQE_ICRC_LEN)
 		return NULL;
@@ -208,7 +208,7 @@ static inline __attribute__((always_inline)) struct qpc *plain_request(struct ni
 	if (padcnt > *plen || !sums_ok(frame, len, t))
 		return NULL;
 	*plen -= padcnt;
-	return plain_qp(n, frame, t, bth[0] & 0x20u ? WQE_QPT_UC : WQE_QPT_RC);
+	return plain_qp(n, frame, t, transport_of(bth_opcode(bth)));
 }
 
 /* Counts a request frame of @q a fast path took (@imm: with an
@@ -235,25 +235,27 @@ static inline __attribute__((always_inline)) bool rx_write(struct nic *n, const 
 {
 	const uint8_t *bth = frame + t;
 	bool reth = role == WQE_ROLE_FIRST || role == WQE_ROLE_ONLY;
-	size_t hdrs =
-	    t + WQE_BTH_LEN + (reth ? (size_t)WQE_RETH_LEN : 0) + (imm ? (size_t)WQE_IMMDT_LEN : 0);
+	uint32_t m = WQE_HDR_BTH | (reth ? WQE_HDR_RETH : 0u) | (imm ? WQE_HDR_IMMDT : 0u);
+	size_t hdrs = t + WIRE_HDRS_LEN(m);
 	struct resp_write_pkt w;
 	struct qpc *q = plain_request(n, frame, len, t, hdrs, &w.len);
 	bool ok;
 
 	if (!q)
 		return false;
-	w.psn = get_be24(bth + 9);
-	w.ackreq = (bth[8] & 0x80u) != 0;
+	w.psn = bth_psn(bth);
+	w.ackreq = bth_ackreq(bth);
 	if (reth) {
-		w.va = get_be64(bth + WQE_BTH_LEN);
-		w.rkey = get_be32(bth + WQE_BTH_LEN + 8);
-		w.dma_len = get_be32(bth + WQE_BTH_LEN + 12);
+		const uint8_t *r = bth + WIRE_HDR_OFFSET(m, WQE_HDR_RETH);
+
+		w.va = reth_va(r);
+		w.rkey = reth_rkey(r);
+		w.dma_len = reth_dma_len(r);
 	}
 	w.payload = frame + hdrs;
 	if (imm) {
-		w.se = (bth[1] & 0x80u) != 0;
-		w.imm = get_be32(bth + WQE_BTH_LEN + WQE_RETH_LEN);
+		w.se = bth_se(bth);
+		w.imm = immdt_imm(bth + WIRE_HDR_OFFSET(m, WQE_HDR_IMMDT));
 	}
 	switch (role) {
 	case WQE_ROLE_FIRST:
@@ -286,19 +288,20 @@ static inline __attribute__((always_inline)) bool rx_send(struct nic *n, const u
 							  enum wqe_wire_role role, bool imm)
 {
 	const uint8_t *bth = frame + t;
-	size_t hdrs = t + WQE_BTH_LEN + (imm ? (size_t)WQE_IMMDT_LEN : 0);
+	uint32_t m = WQE_HDR_BTH | (imm ? WQE_HDR_IMMDT : 0u);
+	size_t hdrs = t + WIRE_HDRS_LEN(m);
 	struct resp_send_pkt s;
 	struct qpc *q = plain_request(n, frame, len, t, hdrs, &s.len);
 	bool ok;
 
 	if (!q)
 		return false;
-	s.psn = get_be24(bth + 9);
-	s.ackreq = (bth[8] & 0x80u) != 0;
-	s.se = (bth[1] & 0x80u) != 0;
+	s.psn = bth_psn(bth);
+	s.ackreq = bth_ackreq(bth);
+	s.se = bth_se(bth);
 	s.payload = frame + hdrs;
 	if (imm)
-		s.imm = get_be32(bth + WQE_BTH_LEN);
+		s.imm = immdt_imm(bth + WIRE_HDR_OFFSET(m, WQE_HDR_IMMDT));
 	switch (role) {
 	case WQE_ROLE_FIRST:
 		ok = resp_send_first(n, q, &s);
@@ -327,7 +330,7 @@ static inline __attribute__((always_inline)) bool rx_send(struct nic *n, const u
 static __attribute__((noinline)) bool rx_send_part(struct nic *n, const uint8_t *frame, size_t len,
 						   size_t t)
 {
-	switch (frame[t]) {
+	switch (bth_opcode(frame + t)) {
 	case WQE_WIRE_RC_SEND_FIRST:
 	case WQE_WIRE_UC_SEND_FIRST:
 		return rx_send(n, frame, len, t, WQE_ROLE_FIRST, false);
@@ -349,11 +352,11 @@ static inline __attribute__((always_inline)) bool rx_acknowledge(struct nic *n,
 								 const uint8_t *frame, size_t len,
 								 size_t t)
 {
+	const uint32_t m = WQE_HDR_BTH | WQE_HDR_AETH;
 	const uint8_t *bth = frame + t;
 	struct qpc *q;
 
-	if (len != t + WQE_BTH_LEN + WQE_AETH_LEN + WQE_ICRC_LEN || (bth[1] & 0x30u) ||
-	    !sums_ok(frame, len, t))
+	if (len != t + WIRE_HDRS_LEN(m) + WQE_ICRC_LEN || bth_padcnt(bth) || !sums_ok(frame, len, t))
 		return false;
 	q = plain_qp(n, frame, t, WQE_QPT_RC);
 	if (!q)
@@ -362,7 +365,8 @@ static inline __attribute__((always_inline)) bool rx_acknowledge(struct nic *n,
 	n->fast_rx_acks++;
 	n->rx_accepted++;
 	q->eng->req.msg.rx_responses++;
-	comp_rx_acknowledge(n, q, get_be24(bth + 9), bth[WQE_BTH_LEN]);
+	comp_rx_acknowledge(n, q, bth_psn(bth),
+			    aeth_syndrome(bth + WIRE_HDR_OFFSET(m, WQE_HDR_AETH)));
 	return true;
 }
 
@@ -375,7 +379,7 @@ static inline __attribute__((always_inline)) bool rx_fast_at(struct nic *n, cons
 	 * checks the length of its own headers. */
 	if (!plain(frame, len, t, WQE_ICRC_LEN))
 		return false;
-	switch (frame[t]) {
+	switch (bth_opcode(frame + t)) {
 	case WQE_WIRE_RC_ACKNOWLEDGE:
 		return rx_acknowledge(n, frame, len, t);
 	case WQE_WIRE_RC_RDMA_WRITE_ONLY:
@@ -418,10 +422,10 @@ static bool rx_fast(struct nic *n, const uint8_t *frame, size_t len)
 {
 	if (len < WQE_ETH_LEN)
 		return false;
-	switch (get_be16(frame + 12)) {
-	case RX_ETHERTYPE_IPV4:
+	switch (eth_type(frame)) {
+	case WQE_ETHERTYPE_IPV4:
 		return rx_fast_at(n, frame, len, V4_TRANSPORT);
-	case RX_ETHERTYPE_IPV6:
+	case WQE_ETHERTYPE_IPV6:
 		return rx_fast_at(n, frame, len, V6_TRANSPORT);
 	default:
 		return false;

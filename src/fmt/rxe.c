@@ -237,9 +237,6 @@ static enum wqe_decode_err rxe_peek_size(const uint8_t *wqe, size_t len, uint32_
 	return WQE_DEC_BAD_SIZE;
 }
 
-extern enum wqe_decode_err rxe_decode(const struct wqe_decode_ctx *ctx, const uint8_t *wqe,
-				      size_t len, struct wqe_desc *out);
-
 const struct fmt_ops rxe_fmt_ops = {
 	.format = WQE_FORMAT_RXE,
 	.encoded_size = rxe_encoded_size,

@@ -88,6 +88,11 @@ enum {
 
 extern const struct fmt_ops rxe_fmt_ops;
 
+/* The send slot's decoder (rxe_decode.c), for rxe_fmt_ops: wqe_decode()'s
+ * contract for the rxe format. */
+enum wqe_decode_err rxe_decode(const struct wqe_decode_ctx *ctx, const uint8_t *wqe, size_t len,
+			       struct wqe_desc *out);
+
 /* The receive queue (rxe_recv.c), for rxe_fmt_ops. */
 int rxe_calc_rq(struct wqe_qp_cap *cap, uint32_t *slot_bytes, uint32_t *nslots);
 int rxe_encode_recv(const struct wqe_recv_wr *wr, uint8_t *slot, uint32_t slot_bytes);

@@ -11,9 +11,6 @@
 
 #define SEND_FLAGS_ALL (WQE_SEND_FENCE | WQE_SEND_SIGNALED | WQE_SEND_SOLICITED | WQE_SEND_INLINE)
 
-enum wqe_decode_err rxe_decode(const struct wqe_decode_ctx *ctx, const uint8_t *wqe, size_t len,
-			       struct wqe_desc *out);
-
 static void get_av(const uint8_t *av, struct wqe_desc_ud *ud)
 {
 	memcpy(ud->dmac, av + RXE_AV_DMAC, 6);

@@ -3,17 +3,29 @@
 #ifndef WQE_LINK_INT_H
 #define WQE_LINK_INT_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "wqe/link.h"
+#include "wqe/wire.h"
 
 enum link_kind { LINK_SINK = 1, LINK_LOOPBACK, LINK_FAULT, LINK_UDP };
 
 #define LINK_MAX_PORTS 16u
-#define LINK_FRAME_MAX 4416u
+/*
+ * A link's frame buffer: the longest frame a NIC sends (WQE_FRAME_MAX) and
+ * the 64 bytes of margin the links have always had (a link carries what it
+ * is given; the UDP link takes a datagram of up to LINK_FRAME_MAX less the
+ * headers it rebuilds in front of it). Never less than WQE_FRAME_MAX: the
+ * NIC builds its frames in these buffers (tx_buf), and wqe/link.h gives
+ * the figure to users.
+ */
+#define LINK_FRAME_MAX (WQE_FRAME_MAX + 64u)
+static_assert(LINK_FRAME_MAX >= WQE_FRAME_MAX, "a link buffer holds any frame a NIC builds");
+static_assert(LINK_FRAME_MAX == 4416u, "wqe/link.h: the largest frame, 4416 bytes");
 #define LINK_QUEUE 4096u /* frames a port can have waiting */
 
 struct link_frame {

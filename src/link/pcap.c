@@ -154,7 +154,7 @@ static int parse_sll(const uint8_t *f, size_t len, size_t hdr, size_t proto_off,
 	if (len < hdr)
 		return WQE_PKT_ETRUNC_ETH;
 	proto = get_be16(f + proto_off);
-	if (proto != 0x0800 && proto != 0x86dd)
+	if (proto != WQE_ETHERTYPE_IPV4 && proto != WQE_ETHERTYPE_IPV6)
 		return WQE_PKT_ENOT_IP;
 	return wqe_pkt_parse_ip(f + hdr, len - hdr, out);
 }

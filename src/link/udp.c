@@ -30,13 +30,9 @@
 #include "common/bytes.h"
 #include "common/csum.h"
 #include "link/link_int.h"
+#include "wire/layout.h"
 #include "wqe/wire.h"
 
-#define ETHERTYPE_V4 0x0800u
-#define ETHERTYPE_V6 0x86ddu
-#define IPV4_DF	     0x4000u /* flags/fragment-offset word: DF set, offset 0 */
-#define IPV4_FRAG    0x3fffu /* MF and the fragment offset */
-#define PROTO_UDP    17u
 #define DEFAULT_TTL  64u
 #define DEFAULT_BUF  (4u << 20)
 /* Bytes of Ethernet, IP and UDP header in front of a datagram's payload. */
@@ -127,39 +123,40 @@ static int link_ipver(const struct link_udp *u)
 
 /* The IP header of @f from @ip on (@end bytes left): 0 and *@d filled, or
  * -1 if it is not a whole IPv4 (no options, not a fragment) or IPv6 (no
- * extension header) UDP datagram. Sets *@udp and *@udp_len. */
+ * extension header) UDP datagram, by the parser's rules (wire/layout.h).
+ * Sets *@udp and *@udp_len. */
 static int tx_parse_ip(const uint8_t *ip, size_t end, uint16_t ethertype, struct udp_dest *d,
 		       const uint8_t **udp, size_t *udp_len)
 {
-	if (ethertype == ETHERTYPE_V4) {
+	if (ethertype == WQE_ETHERTYPE_IPV4) {
 		size_t total;
 
-		if (end < WQE_IPV4_LEN || ip[0] != 0x45 || ip[9] != PROTO_UDP ||
-		    (get_be16(ip + 6) & IPV4_FRAG))
+		if (end < WQE_IPV4_LEN || !ipv4_v4_no_options(ip) || ipv4_proto(ip) != IP_PROTO_UDP ||
+		    ipv4_is_fragment(ip))
 			return -1;
-		total = get_be16(ip + 2);
+		total = ipv4_total_len(ip);
 		if (total < WQE_IPV4_LEN || total > end)
 			return -1;
 		d->ipver = 4;
-		d->tos = ip[1];
-		d->ttl = ip[8];
-		memcpy(d->addr, ip + 16, 4);
+		d->tos = ipv4_tos(ip);
+		d->ttl = ipv4_ttl(ip);
+		memcpy(d->addr, ipv4_dst(ip), 4);
 		*udp = ip + WQE_IPV4_LEN;
 		*udp_len = total - WQE_IPV4_LEN;
 		return 0;
 	}
-	if (ethertype == ETHERTYPE_V6) {
+	if (ethertype == WQE_ETHERTYPE_IPV6) {
 		size_t plen;
 
-		if (end < WQE_IPV6_LEN || (ip[0] >> 4) != 6 || ip[6] != PROTO_UDP)
+		if (end < WQE_IPV6_LEN || ip_version(ip) != 6 || ipv6_next_header(ip) != IP_PROTO_UDP)
 			return -1;
-		plen = get_be16(ip + 4);
+		plen = ipv6_payload_len(ip);
 		if (plen > end - WQE_IPV6_LEN)
 			return -1;
 		d->ipver = 6;
-		d->tos = (uint8_t)(get_be16(ip) >> 4);
-		d->ttl = ip[7];
-		memcpy(d->addr, ip + 24, 16);
+		d->tos = ipv6_tclass(ip);
+		d->ttl = ipv6_hop_limit(ip);
+		memcpy(d->addr, ipv6_dst(ip), 16);
 		*udp = ip + WQE_IPV6_LEN;
 		*udp_len = plen;
 		return 0;
@@ -177,17 +174,17 @@ static int tx_parse(const uint8_t *f, size_t len, struct udp_dest *d)
 
 	if (len < WQE_ETH_LEN)
 		return -1;
-	et = get_be16(f + 12);
-	if (et == 0x8100 || et == 0x88a8) {
+	et = eth_type(f);
+	if (eth_type_is_vlan(et)) {
 		if (len < WQE_ETH_LEN + WQE_VLAN_LEN)
 			return -1;
-		et = get_be16(f + 16);
+		et = vlan_type(f);
 		off += WQE_VLAN_LEN;
 	}
 	if (tx_parse_ip(f + off, len - off, et, d, &udp, &udp_len))
 		return -1;
-	if (udp_len < WQE_UDP_LEN + MIN_PAYLOAD || get_be16(udp + 4) != udp_len ||
-	    get_be16(udp + 2) != WQE_ROCEV2_PORT)
+	if (udp_len < WQE_UDP_LEN + MIN_PAYLOAD || udp_length(udp) != udp_len ||
+	    udp_dport(udp) != WQE_ROCEV2_PORT)
 		return -1;
 	d->payload = udp + WQE_UDP_LEN;
 	d->len = udp_len - WQE_UDP_LEN;
@@ -274,8 +271,8 @@ static int tx_dest(struct wqe_link *l, const uint8_t *frame, size_t len, struct 
 		l->stats.no_destination++;
 		return -1;
 	}
-	/* Longer than a queue buffer: never from a NIC (NIC_FRAME_MAX is
-	 * less), and no path would carry it; a send error. */
+	/* Longer than a queue buffer: never from a NIC (WQE_FRAME_MAX is
+	 * less: link_int.h), and no path would carry it; a send error. */
 	if (len > LINK_FRAME_MAX) {
 		l->stats.tx_errors++;
 		return -1;
@@ -438,14 +435,14 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 	if (u->family == AF_INET) {
 		f[7] = 0;
 		memcpy(f + 8, r->src, 4);
-		put_be16(f + 12, ETHERTYPE_V4);
+		put_be16(f + 12, WQE_ETHERTYPE_IPV4);
 		ip[0] = 0x45;
 		ip[1] = r->tos;
 		put_be16(ip + 2, (uint16_t)(WQE_IPV4_LEN + WQE_UDP_LEN + n));
 		put_be16(ip + 4, 0);
 		put_be16(ip + 6, IPV4_DF);
 		ip[8] = r->ttl;
-		ip[9] = PROTO_UDP;
+		ip[9] = IP_PROTO_UDP;
 		put_be16(ip + 10, 0);
 		memcpy(ip + 12, r->src, 4);
 		memcpy(ip + 16, u->local.raw + 12, 4);
@@ -453,10 +450,10 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 		udp = ip + WQE_IPV4_LEN;
 	} else {
 		memcpy(f + 7, r->src + 11, 5);
-		put_be16(f + 12, ETHERTYPE_V6);
+		put_be16(f + 12, WQE_ETHERTYPE_IPV6);
 		put_be32(ip, 6u << 28 | (uint32_t)r->tos << 20);
 		put_be16(ip + 4, (uint16_t)(WQE_UDP_LEN + n));
-		ip[6] = PROTO_UDP;
+		ip[6] = IP_PROTO_UDP;
 		ip[7] = r->ttl;
 		memcpy(ip + 8, r->src, 16);
 		memcpy(ip + 24, u->local.raw, 16);

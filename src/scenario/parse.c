@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Scenario files: one handler per statement, all checking before storing. */
+/* Scenario files: the helpers every statement handler uses, and the
+ * declarations (endpoint, link, qp, mr, connect); all check before storing. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +166,23 @@ static int parse_mac(const char *s, size_t len, uint8_t mac[6])
 	return 0;
 }
 
-int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid);
+/* The IPv4 or IPv6 literal of @len bytes at @s as a GID (IPv4 as
+ * ::ffff:a.b.c.d): 0, or -1 if it is not one. */
+static int parse_ip(const char *s, size_t len, union wqe_gid *gid)
+{
+	char buf[64];
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	memset(gid, 0, sizeof(*gid));
+	if (inet_pton(AF_INET, buf, gid->raw + 12) == 1) {
+		gid->raw[10] = gid->raw[11] = 0xff;
+		return 0;
+	}
+	return inet_pton(AF_INET6, buf, gid->raw) == 1 ? 0 : -1;
+}
 
 int sc_st_endpoint(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
 {
@@ -189,7 +207,7 @@ int sc_st_endpoint(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenar
 	e->gid.raw[15] = (uint8_t)(sc->nep + 1);
 	if ((w = sc_get(l, 2, "mac")) && parse_mac(sc_val(w), sc_vlen(w), e->mac))
 		return FAILW(w, "expected a MAC address like 02:00:00:00:00:01");
-	if ((w = sc_get(l, 2, "ip")) && sc_parse_ip(sc_val(w), sc_vlen(w), &e->gid))
+	if ((w = sc_get(l, 2, "ip")) && parse_ip(sc_val(w), sc_vlen(w), &e->gid))
 		return FAILW(w, "expected an IPv4 or IPv6 address");
 	if ((w = sc_get(l, 2, "format"))) {
 		if (sc_vlen(w) == 4 && !memcmp(sc_val(w), "mlx5", 4))

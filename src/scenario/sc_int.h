@@ -226,14 +226,21 @@ int sc_ref(struct wqe_scenario *sc, const struct sc_line *l, const struct sc_wor
 	struct wqe_scenario_err *err);
 struct sc_stmt *sc_add(struct wqe_scenario *sc, enum sc_kind k, const struct sc_line *l);
 
+/* parse.c: the declarations */
 int sc_st_endpoint(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 int sc_st_link(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 int sc_st_qp(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 int sc_st_mr(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 int sc_st_connect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
+
+/* parse_expect.c: an "expect ..." line (the dispatcher's handler for
+ * "expect"); the names of struct wqe_qp_stats' counters, in order,
+ * NULL-terminated */
 int sc_parse_expect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
-int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid);
 const char *const *sc_stat_names(void);
+
+/* parse_actions.c: one line of a scenario file, and the names its requests
+ * use (wqe_text_opts.resolve) */
 int sc_parse_line(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 int sc_resolve(void *arg, const char *name, size_t len, enum wqe_text_ref kind, uint64_t *v);
 
@@ -248,7 +255,7 @@ int sc_expect(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scenario_e
 void sc_trace_event(void *arg, const struct wqe_trace_event *ev);
 const char *sc_req_label(const struct wqe_scenario *sc, const struct sc_req *r, char *buf,
 			 size_t cap);
-/* trace_post.c: the software side of the trace */
+/* trace_requests.c: the software side of the trace (the requests posted) */
 void sc_req_record(struct wqe_scenario *sc, struct sc_req *r, const struct wqe_send_wr *wr);
 void sc_trace_post(struct wqe_scenario *sc, const struct sc_stmt *st, const struct sc_req *r,
 		   const struct wqe_send_wr *wr);

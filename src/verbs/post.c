@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/limits.h"
 #include "fmt/fmt.h"
 #include "fmt/mlx5_wqe.h"
 #include "tables/catalog.h"
 #include "verbs/verbs_int.h"
 
 #define SEND_FLAGS_ALL (WQE_SEND_FENCE | WQE_SEND_SIGNALED | WQE_SEND_SOLICITED | WQE_SEND_INLINE)
-#define MAX_MSG (1ull << 31)
 
 /* What validating a request found out, so that the encoder need not walk
  * its SGEs again. */

@@ -60,7 +60,7 @@ static void put_ipv4(uint8_t *h, const struct wqe_pkt *p, uint32_t udp_payload)
 	put_be16(h + 4, p->ip_id);
 	put_be16(h + 6, (uint16_t)((p->ip_flags & 7u) << 13)); /* fragment offset 0 */
 	h[8] = p->ttl;
-	h[9] = IPPROTO_UDP_NUM;
+	h[9] = IP_PROTO_UDP;
 	put_be16(h + 10, 0);
 	memcpy(h + 12, p->src.raw + 12, 4);
 	memcpy(h + 16, p->dst.raw + 12, 4);
@@ -75,7 +75,7 @@ static void put_ipv6(uint8_t *h, const struct wqe_pkt *p, uint32_t udp_payload)
 {
 	put_be32(h, 6u << 28 | (uint32_t)p->tos << 20 | (p->flow_label & 0xfffffu));
 	put_be16(h + 4, (uint16_t)(WQE_UDP_LEN + udp_payload));
-	h[6] = IPPROTO_UDP_NUM;
+	h[6] = IP_PROTO_UDP;
 	h[7] = p->ttl;
 	memcpy(h + 8, p->src.raw, 16);
 	memcpy(h + 24, p->dst.raw, 16);
@@ -103,11 +103,11 @@ static void put_l2(uint8_t *h, const struct wqe_pkt *p)
 	memcpy(h, p->dmac, 6);
 	memcpy(h + 6, p->smac, 6);
 	if (p->has_vlan) {
-		put_be16(h + 12, p->vlan_tpid ? p->vlan_tpid : ETHERTYPE_VLAN);
+		put_be16(h + 12, p->vlan_tpid ? p->vlan_tpid : WQE_ETHERTYPE_VLAN);
 		put_be16(h + 14, p->vlan_tci);
 		h += WQE_VLAN_LEN;
 	}
-	put_be16(h + 12, p->ipver == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6);
+	put_be16(h + 12, p->ipver == 4 ? WQE_ETHERTYPE_IPV4 : WQE_ETHERTYPE_IPV6);
 }
 
 /* The BTH (with the planned pad count) and the opcode's other headers. */

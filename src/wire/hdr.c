@@ -22,21 +22,22 @@ static void put_bth(uint8_t *b, const struct wqe_bth *h)
 	put_be24(b + 9, h->psn);
 }
 
+/* The readers of wire/layout.h, which the fast paths read frames with. */
 static void get_bth(const uint8_t *b, struct wqe_bth *h)
 {
-	h->opcode = b[0];
-	h->se = b[1] >> 7;
-	h->migreq = (b[1] >> 6) & 1u;
-	h->padcnt = (b[1] >> 4) & 3u;
-	h->tver = b[1] & 0xfu;
-	h->pkey = get_be16(b + 2);
-	h->fecn = b[4] >> 7;
-	h->becn = (b[4] >> 6) & 1u;
-	h->resv6 = b[4] & 0x3fu;
-	h->destqp = get_be24(b + 5);
-	h->ackreq = b[8] >> 7;
-	h->resv7 = b[8] & 0x7fu;
-	h->psn = get_be24(b + 9);
+	h->opcode = bth_opcode(b);
+	h->se = bth_se(b);
+	h->migreq = bth_migreq(b);
+	h->padcnt = bth_padcnt(b);
+	h->tver = bth_tver(b);
+	h->pkey = bth_pkey(b);
+	h->fecn = bth_fecn(b);
+	h->becn = bth_becn(b);
+	h->resv6 = bth_resv6(b);
+	h->destqp = bth_destqp(b);
+	h->ackreq = bth_ackreq(b);
+	h->resv7 = bth_resv7(b);
+	h->psn = bth_psn(b);
 }
 
 static void put_reth(uint8_t *b, const struct wqe_reth *h)
@@ -48,9 +49,9 @@ static void put_reth(uint8_t *b, const struct wqe_reth *h)
 
 static void get_reth(const uint8_t *b, struct wqe_reth *h)
 {
-	h->va = get_be64(b);
-	h->rkey = get_be32(b + 8);
-	h->dma_len = get_be32(b + 12);
+	h->va = reth_va(b);
+	h->rkey = reth_rkey(b);
+	h->dma_len = reth_dma_len(b);
 }
 
 static void put_aeth(uint8_t *b, const struct wqe_aeth *h)
@@ -61,8 +62,8 @@ static void put_aeth(uint8_t *b, const struct wqe_aeth *h)
 
 static void get_aeth(const uint8_t *b, struct wqe_aeth *h)
 {
-	h->syndrome = b[0];
-	h->msn = get_be24(b + 1);
+	h->syndrome = aeth_syndrome(b);
+	h->msn = aeth_msn(b);
 }
 
 static void put_atomiceth(uint8_t *b, const struct wqe_atomiceth *h)
@@ -98,7 +99,7 @@ static void put_immdt(uint8_t *b, const struct wqe_immdt *h)
 
 static void get_immdt(const uint8_t *b, struct wqe_immdt *h)
 {
-	h->imm = get_be32(b);
+	h->imm = immdt_imm(b);
 }
 
 static void put_ieth(uint8_t *b, const struct wqe_ieth *h)

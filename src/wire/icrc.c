@@ -283,7 +283,7 @@ uint16_t wire_udp_csum(const uint8_t *l3, int ipver, const uint8_t *udp, size_t 
 		sum = wire_csum_add(0, l3 + 12, 8);
 	else
 		sum = wire_csum_add(0, l3 + 8, 32);
-	put_be16(tail, IPPROTO_UDP_NUM);
+	put_be16(tail, IP_PROTO_UDP);
 	put_be16(tail + 2, (uint16_t)len);
 	sum = wire_csum_add(sum, tail, 4);
 	sum = wire_csum_add(sum, udp, 6); /* ports and length; checksum as 0 */

@@ -34,21 +34,23 @@ static const char *const hdr_name_tab[WQE_HDR_COUNT] = {
 	"BTH", "DETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH", "CNP",
 };
 
-/* The length of header set @m, as a constant for the rows below (the same
- * sum as wqe_hdrs_len(); test_codec checks every row against it). */
-#define HLEN(m)                                                                                \
-	(((m) & WQE_HDR_BTH ? WQE_BTH_LEN : 0) + ((m) & WQE_HDR_DETH ? WQE_DETH_LEN : 0) +     \
-	 ((m) & WQE_HDR_RETH ? WQE_RETH_LEN : 0) +                                             \
-	 ((m) & WQE_HDR_ATOMICETH ? WQE_ATOMICETH_LEN : 0) +                                   \
-	 ((m) & WQE_HDR_AETH ? WQE_AETH_LEN : 0) +                                             \
-	 ((m) & WQE_HDR_ATOMICACKETH ? WQE_ATOMICACKETH_LEN : 0) +                             \
-	 ((m) & WQE_HDR_IMMDT ? WQE_IMMDT_LEN : 0) + ((m) & WQE_HDR_IETH ? WQE_IETH_LEN : 0) + \
-	 ((m) & WQE_HDR_CNP ? WQE_CNP_LEN : 0))
-static_assert(HLEN(0x1ff) == 12 + 8 + 16 + 28 + 4 + 8 + 4 + 4 + 16, "HLEN covers every header");
+/* The rows' lengths are WIRE_HDRS_LEN() (wire/layout.h), the same sum as
+ * wqe_hdrs_len(); test_codec checks every row against it. */
+static_assert(WIRE_HDRS_LEN(0x1ff) == 12 + 8 + 16 + 28 + 4 + 8 + 4 + 4 + 16,
+	      "WIRE_HDRS_LEN covers every header");
+static_assert(WIRE_HDR_OFFSET(WQE_HDR_BTH | WQE_HDR_RETH | WQE_HDR_IMMDT, WQE_HDR_IMMDT) == 28,
+	      "WIRE_HDR_OFFSET: the headers before, in wire order");
+/* The longest frame with payload (wqe/wire.h); test_codec builds every
+ * opcode's longest and checks it against WQE_FRAME_MAX too. */
+static_assert(WQE_ETH_LEN + WQE_VLAN_LEN + WQE_IPV6_LEN + WQE_UDP_LEN +
+			  WIRE_HDRS_LEN(WQE_HDR_BTH | WQE_HDR_RETH | WQE_HDR_IMMDT) + 4096 +
+			  WQE_ICRC_LEN <=
+		      WQE_FRAME_MAX,
+	      "WQE_FRAME_MAX holds a WRITE ONLY with immediate of 4096 bytes, tagged, over IPv6");
 
 /* One row: name, headers, transport, role, kind, payload, response. */
 #define OP(name, hdrs, t, role, kind, payload, resp)                                           \
-	{ name, hdrs, t, role, kind, payload, resp, HLEN(hdrs) }
+	{ name, hdrs, t, role, kind, payload, resp, WIRE_HDRS_LEN(hdrs) }
 
 #define B WQE_HDR_BTH
 #define FIRST WQE_ROLE_FIRST
@@ -107,7 +109,6 @@ const struct wire_op wire_op_tab[256] = {
 	[0x81] = OP("CNP", B | WQE_HDR_CNP, WQE_TRANSPORT_CNP, ONLY, WQE_KIND_CNP, 0, 0),
 };
 
-#undef HLEN
 #undef OP
 #undef B
 #undef FIRST

@@ -80,40 +80,51 @@ int wqe_pktz_init(struct wqe_pktz *z, const struct wqe_pktz_qp *qp, const struct
 	return pktz_init_here(z, d, first_psn, iov, niov, ip_id);
 }
 
-/* Operation code (low 5 bits) of packet @i; the transport base is added by
- * the caller. FIRST/MIDDLE/LAST/ONLY follow from the packet's place. */
-static uint8_t op_code(const struct wqe_desc *d, uint32_t i, uint32_t n)
-{
-	bool first = i == 0, last = i + 1 == n;
-
-	switch (d->op) {
-	case WQE_OP_SEND:
-		return first && last ? 0x04 : first ? 0x00 : last ? 0x02 : 0x01;
-	case WQE_OP_SEND_WITH_IMM:
-		return first && last ? 0x05 : first ? 0x00 : last ? 0x03 : 0x01;
-	case WQE_OP_SEND_WITH_INV:
-		return first && last ? 0x17 : first ? 0x00 : last ? 0x16 : 0x01;
-	case WQE_OP_RDMA_WRITE:
-		return first && last ? 0x0a : first ? 0x06 : last ? 0x08 : 0x07;
-	case WQE_OP_RDMA_WRITE_WITH_IMM:
-		return first && last ? 0x0b : first ? 0x06 : last ? 0x09 : 0x07;
-	case WQE_OP_RDMA_READ:
-		return 0x0c;
-	case WQE_OP_ATOMIC_CMP_AND_SWP:
-		return 0x13;
-	case WQE_OP_ATOMIC_FETCH_AND_ADD:
-		return 0x14;
-	default:
-		return 0xff;
-	}
-}
+/* clang-format off */
+/* The RC opcode of each operation's packets, by role (pktz_opcode()). */
+const uint8_t pktz_rc_opcodes[WQE_OP_COUNT][4] = {
+	[WQE_OP_SEND] = {
+		[WQE_ROLE_FIRST] = WQE_WIRE_RC_SEND_FIRST,
+		[WQE_ROLE_MIDDLE] = WQE_WIRE_RC_SEND_MIDDLE,
+		[WQE_ROLE_LAST] = WQE_WIRE_RC_SEND_LAST,
+		[WQE_ROLE_ONLY] = WQE_WIRE_RC_SEND_ONLY},
+	[WQE_OP_SEND_WITH_IMM] = {
+		[WQE_ROLE_FIRST] = WQE_WIRE_RC_SEND_FIRST,
+		[WQE_ROLE_MIDDLE] = WQE_WIRE_RC_SEND_MIDDLE,
+		[WQE_ROLE_LAST] = WQE_WIRE_RC_SEND_LAST_WITH_IMMEDIATE,
+		[WQE_ROLE_ONLY] = WQE_WIRE_RC_SEND_ONLY_WITH_IMMEDIATE},
+	[WQE_OP_SEND_WITH_INV] = {
+		[WQE_ROLE_FIRST] = WQE_WIRE_RC_SEND_FIRST,
+		[WQE_ROLE_MIDDLE] = WQE_WIRE_RC_SEND_MIDDLE,
+		[WQE_ROLE_LAST] = WQE_WIRE_RC_SEND_LAST_WITH_INVALIDATE,
+		[WQE_ROLE_ONLY] = WQE_WIRE_RC_SEND_ONLY_WITH_INVALIDATE},
+	[WQE_OP_RDMA_WRITE] = {
+		[WQE_ROLE_FIRST] = WQE_WIRE_RC_RDMA_WRITE_FIRST,
+		[WQE_ROLE_MIDDLE] = WQE_WIRE_RC_RDMA_WRITE_MIDDLE,
+		[WQE_ROLE_LAST] = WQE_WIRE_RC_RDMA_WRITE_LAST,
+		[WQE_ROLE_ONLY] = WQE_WIRE_RC_RDMA_WRITE_ONLY},
+	[WQE_OP_RDMA_WRITE_WITH_IMM] = {
+		[WQE_ROLE_FIRST] = WQE_WIRE_RC_RDMA_WRITE_FIRST,
+		[WQE_ROLE_MIDDLE] = WQE_WIRE_RC_RDMA_WRITE_MIDDLE,
+		[WQE_ROLE_LAST] = WQE_WIRE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+		[WQE_ROLE_ONLY] = WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE},
+	/* one packet each, whatever its length */
+	[WQE_OP_RDMA_READ] = {
+		WQE_WIRE_RC_RDMA_READ_REQUEST, WQE_WIRE_RC_RDMA_READ_REQUEST,
+		WQE_WIRE_RC_RDMA_READ_REQUEST, WQE_WIRE_RC_RDMA_READ_REQUEST},
+	[WQE_OP_ATOMIC_CMP_AND_SWP] = {
+		WQE_WIRE_RC_COMPARE_SWAP, WQE_WIRE_RC_COMPARE_SWAP,
+		WQE_WIRE_RC_COMPARE_SWAP, WQE_WIRE_RC_COMPARE_SWAP},
+	[WQE_OP_ATOMIC_FETCH_AND_ADD] = {
+		WQE_WIRE_RC_FETCH_ADD, WQE_WIRE_RC_FETCH_ADD,
+		WQE_WIRE_RC_FETCH_ADD, WQE_WIRE_RC_FETCH_ADD},
+};
+/* clang-format on */
 
 /* The wire opcode of packet @index (< z->npkts). */
 static uint8_t opcode_of(const struct wqe_pktz *z, uint32_t index)
 {
-	uint8_t base = z->qp.type == WQE_QPT_RC ? 0x00 : z->qp.type == WQE_QPT_UC ? 0x20 : 0x60;
-
-	return (uint8_t)(base + op_code(z->d, index, z->npkts));
+	return pktz_opcode(z->qp.type, z->d->op, pktz_role(index, z->npkts));
 }
 
 int wqe_pktz_opcode(const struct wqe_pktz *z, uint32_t index)
@@ -200,14 +211,8 @@ static void bth_of(const struct wqe_pktz *z, uint32_t i, uint32_t mtu, struct wq
 	b->pkey = z->qp.pkey;
 	b->destqp = z->qp.dest_qpn & PSN_MASK;
 	b->psn = (z->first_psn + (is_read(d) ? (uint32_t)(z->off / mtu) : i)) & PSN_MASK;
-	/* SE only on the last packet of a solicited SEND or WRITE_WITH_IMM. */
-	b->se = last && d->solicited &&
-		(d->op <= WQE_OP_SEND_WITH_INV || d->op == WQE_OP_RDMA_WRITE_WITH_IMM);
-	/* AckReq: RC only, on the last packet of a SEND/WRITE and on atomics,
-	 * and every WQE_PKTS_PER_ACKREQ packets of a long message. A READ
-	 * request needs none: its responses are the acknowledgement. */
-	if (z->qp.type == WQE_QPT_RC && !is_read(d))
-		b->ackreq = last || (i % WQE_PKTS_PER_ACKREQ) == WQE_PKTS_PER_ACKREQ - 1;
+	b->se = pktz_se(d->op, d->solicited, last);
+	b->ackreq = pktz_ackreq(z->qp.type, d->op, i, last);
 }
 
 static bool tmpl_matches(const struct wqe_pktz_tmpl *t, const struct wqe_pktz_qp *q)

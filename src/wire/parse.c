@@ -43,7 +43,7 @@ int wire_parse_transport(const uint8_t *bth, size_t len, struct wqe_pkt *out)
 
 	if (len < WQE_BTH_LEN)
 		return WQE_PKT_ETRUNC_BTH;
-	op = wire_op_lookup(bth[0]);
+	op = wire_op_lookup(bth_opcode(bth));
 	if (!op)
 		return WQE_PKT_EOPCODE;
 	hl = op->hdr_len;
@@ -69,33 +69,30 @@ int wire_parse_transport(const uint8_t *bth, size_t len, struct wqe_pkt *out)
 
 static int parse_ipv4(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 {
-	uint16_t frag;
-
 	if (len < WQE_IPV4_LEN)
 		return WQE_PKT_ETRUNC_IP;
-	if (ip[0] >> 4 != 4)
+	if (ip_version(ip) != 4)
 		return WQE_PKT_EIP_VERSION;
-	if ((ip[0] & 0xfu) != 5)
+	if (!ipv4_no_options(ip))
 		return WQE_PKT_EIP_OPTIONS;
-	out->tos = ip[1];
-	out->ip_len = get_be16(ip + 2);
-	out->ip_id = get_be16(ip + 4);
-	frag = get_be16(ip + 6);
-	out->ip_flags = (uint8_t)(frag >> 13);
-	out->ttl = ip[8];
-	out->ip_proto = ip[9];
-	out->ip_csum = get_be16(ip + 10);
+	out->tos = ipv4_tos(ip);
+	out->ip_len = ipv4_total_len(ip);
+	out->ip_id = ipv4_id(ip);
+	out->ip_flags = (uint8_t)(ipv4_frag(ip) >> 13);
+	out->ttl = ipv4_ttl(ip);
+	out->ip_proto = ipv4_proto(ip);
+	out->ip_csum = ipv4_csum(ip);
 	/* IPv4-mapped GIDs (::ffff:a.b.c.d), each written whole: copying one
 	 * just written in small stores would stall on store forwarding. */
 	memset(out->src.raw, 0, 10);
 	memset(out->src.raw + 10, 0xff, 2);
-	memcpy(out->src.raw + 12, ip + 12, 4);
+	memcpy(out->src.raw + 12, ipv4_src(ip), 4);
 	memset(out->dst.raw, 0, 10);
 	memset(out->dst.raw + 10, 0xff, 2);
-	memcpy(out->dst.raw + 12, ip + 16, 4);
-	if (out->ip_proto != IPPROTO_UDP_NUM)
+	memcpy(out->dst.raw + 12, ipv4_dst(ip), 4);
+	if (out->ip_proto != IP_PROTO_UDP)
 		return WQE_PKT_ENOT_UDP;
-	if ((out->ip_flags & IPV4_FLAG_MF) || (frag & 0x1fffu))
+	if (ipv4_is_fragment(ip))
 		return WQE_PKT_EIP_FRAG;
 	out->ip_csum_ok = csum_ipv4(ip) == 0;
 	return 0;
@@ -103,22 +100,19 @@ static int parse_ipv4(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 
 static int parse_ipv6(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 {
-	uint32_t w;
-
 	if (len < WQE_IPV6_LEN)
 		return WQE_PKT_ETRUNC_IP;
-	w = get_be32(ip);
-	if (w >> 28 != 6)
+	if (ip_version(ip) != 6)
 		return WQE_PKT_EIP_VERSION;
-	out->tos = (uint8_t)(w >> 20);
-	out->flow_label = w & 0xfffffu;
-	out->ip_len = get_be16(ip + 4);
-	out->ip_proto = ip[6];
-	out->ttl = ip[7];
-	memcpy(out->src.raw, ip + 8, 16);
-	memcpy(out->dst.raw, ip + 24, 16);
+	out->tos = ipv6_tclass(ip);
+	out->flow_label = ipv6_flow_label(ip);
+	out->ip_len = ipv6_payload_len(ip);
+	out->ip_proto = ipv6_next_header(ip);
+	out->ttl = ipv6_hop_limit(ip);
+	memcpy(out->src.raw, ipv6_src(ip), 16);
+	memcpy(out->dst.raw, ipv6_dst(ip), 16);
 	out->ip_csum_ok = 1;
-	if (out->ip_proto != IPPROTO_UDP_NUM)
+	if (out->ip_proto != IP_PROTO_UDP)
 		return WQE_PKT_ENOT_UDP;
 	return 0;
 }
@@ -156,10 +150,10 @@ static int parse_l3(const uint8_t *ip, size_t len, int ipver, struct wqe_pkt *ou
 	if (len < hl + WQE_UDP_LEN)
 		return WQE_PKT_ETRUNC_UDP;
 	udp = ip + hl;
-	out->sport = get_be16(udp);
-	out->dport = get_be16(udp + 2);
-	out->udp_len = get_be16(udp + 4);
-	out->udp_csum = get_be16(udp + 6);
+	out->sport = udp_sport(udp);
+	out->dport = udp_dport(udp);
+	out->udp_len = udp_length(udp);
+	out->udp_csum = udp_csum(udp);
 	if (out->dport != WQE_ROCEV2_PORT)
 		return WQE_PKT_ENOT_ROCE;
 	/* IPv4 total length covers its header; IPv6 payload length does not. */
@@ -180,10 +174,10 @@ int wqe_pkt_parse_ip(const uint8_t *ip, size_t len, struct wqe_pkt *out)
 	memset(out, 0, sizeof(*out));
 	if (len < 1)
 		return WQE_PKT_ETRUNC_IP;
-	if (ip[0] >> 4 != 4 && ip[0] >> 4 != 6)
+	if (ip_version(ip) != 4 && ip_version(ip) != 6)
 		return WQE_PKT_EIP_VERSION;
-	out->ethertype = ip[0] >> 4 == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6;
-	return parse_l3(ip, len, ip[0] >> 4, out);
+	out->ethertype = ip_version(ip) == 4 ? WQE_ETHERTYPE_IPV4 : WQE_ETHERTYPE_IPV6;
+	return parse_l3(ip, len, ip_version(ip), out);
 }
 
 int wqe_pkt_parse(const uint8_t *frame, size_t len, struct wqe_pkt *out)
@@ -197,20 +191,20 @@ int wqe_pkt_parse(const uint8_t *frame, size_t len, struct wqe_pkt *out)
 	out->has_eth = 1;
 	memcpy(out->dmac, frame, 6);
 	memcpy(out->smac, frame + 6, 6);
-	type = get_be16(frame + 12);
-	if (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) {
+	type = eth_type(frame);
+	if (eth_type_is_vlan(type)) {
 		if (len < WQE_ETH_LEN + WQE_VLAN_LEN)
 			return WQE_PKT_ETRUNC_ETH;
 		out->has_vlan = 1;
 		out->vlan_tpid = type;
-		out->vlan_tci = get_be16(frame + 14);
-		type = get_be16(frame + 16);
+		out->vlan_tci = vlan_tci(frame);
+		type = vlan_type(frame);
 		off += WQE_VLAN_LEN;
 	}
 	out->ethertype = type;
-	if (type != ETHERTYPE_IPV4 && type != ETHERTYPE_IPV6)
+	if (type != WQE_ETHERTYPE_IPV4 && type != WQE_ETHERTYPE_IPV6)
 		return WQE_PKT_ENOT_IP;
-	return parse_l3(frame + off, len - off, type == ETHERTYPE_IPV4 ? 4 : 6, out);
+	return parse_l3(frame + off, len - off, type == WQE_ETHERTYPE_IPV4 ? 4 : 6, out);
 }
 
 int wqe_pkt_parse_bth(const uint8_t *bth, size_t len, struct wqe_pkt *out)
@@ -221,7 +215,7 @@ int wqe_pkt_parse_bth(const uint8_t *bth, size_t len, struct wqe_pkt *out)
 		return WQE_PKT_EINVAL;
 	out->udp_len = (uint16_t)(WQE_UDP_LEN + len);
 	out->ip_len = (uint16_t)(out->udp_len + (out->ipver == 4 ? WQE_IPV4_LEN : 0));
-	out->ip_proto = IPPROTO_UDP_NUM;
+	out->ip_proto = IP_PROTO_UDP;
 	clear_transport(out);
 	rc = wire_parse_transport(bth, len, out);
 	if (rc)

@@ -8,6 +8,56 @@
 
 #include "common/mem.h"
 #include "wqe/packetize.h"
+#include "wqe/wire.h"
+
+/*
+ * The BTH rules of a request packet, as the packetizer (bth_of()) and the
+ * requester's fast path (send_simple()) both apply them.
+ *
+ * pktz_role(): the place of packet @i (from 0) in a message of @n packets.
+ * pktz_opcode(): the wire opcode of a packet of operation @op (below
+ * WQE_OP_COUNT) with role @role on transport @t: the RC opcode of
+ * pktz_rc_opcodes[] (packetize.c) moved to @t's range (UC 0x20-, UD 0x60-;
+ * the operations a transport does not carry give opcodes no row of the
+ * opcode table holds).
+ * pktz_se(): SE, only on the last packet of a solicited SEND or RDMA WRITE
+ * with immediate (IBA 9.2.3: the requester sets it as the WQE asks).
+ * pktz_ackreq(): AckReq, on RC only: on the last packet of a SEND or WRITE
+ * and on atomics, and every WQE_PKTS_PER_ACKREQ packets of a long message;
+ * a READ request needs none, its responses are the acknowledgement.
+ */
+extern const uint8_t pktz_rc_opcodes[WQE_OP_COUNT][4];
+
+static inline enum wqe_wire_role pktz_role(uint32_t i, uint32_t n)
+{
+	bool first = i == 0, last = i + 1 == n;
+
+	return first && last ? WQE_ROLE_ONLY : first ? WQE_ROLE_FIRST
+					 : last  ? WQE_ROLE_LAST
+						 : WQE_ROLE_MIDDLE;
+}
+
+static inline uint8_t pktz_opcode(enum wqe_qp_type t, enum wqe_op op, enum wqe_wire_role role)
+{
+	uint8_t base = t == WQE_QPT_RC	 ? 0
+		       : t == WQE_QPT_UC ? WQE_WIRE_UC_SEND_FIRST - WQE_WIRE_RC_SEND_FIRST
+					 : WQE_WIRE_UD_SEND_ONLY - WQE_WIRE_RC_SEND_ONLY;
+
+	return (uint8_t)(base + pktz_rc_opcodes[op][role]);
+}
+
+static inline bool pktz_se(enum wqe_op op, bool solicited, bool last)
+{
+	return last && solicited &&
+	       (op == WQE_OP_SEND || op == WQE_OP_SEND_WITH_IMM || op == WQE_OP_SEND_WITH_INV ||
+		op == WQE_OP_RDMA_WRITE_WITH_IMM);
+}
+
+static inline bool pktz_ackreq(enum wqe_qp_type t, enum wqe_op op, uint32_t i, bool last)
+{
+	return t == WQE_QPT_RC && op != WQE_OP_RDMA_READ &&
+	       (last || i % WQE_PKTS_PER_ACKREQ == WQE_PKTS_PER_ACKREQ - 1);
+}
 
 /*
  * wqe_pktz_init() for a caller that has written z->qp itself: the QP facts

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wire_int.h - what the wire module's files share; never installed.
+ * wire_int.h - what the wire module's files share; never installed. What
+ * other modules read frames with too (the opcode table, header lengths,
+ * field readers) is in wire/layout.h.
  */
 #ifndef WQE_WIRE_INT_H
 #define WQE_WIRE_INT_H
@@ -9,35 +11,8 @@
 
 #include "common/bytes.h"
 #include "common/csum.h"
+#include "wire/layout.h"
 #include "wqe/wire.h"
-
-#define ETHERTYPE_IPV4	0x0800
-#define ETHERTYPE_IPV6	0x86dd
-#define ETHERTYPE_VLAN	0x8100
-#define ETHERTYPE_QINQ	0x88a8
-#define IPPROTO_UDP_NUM 17
-#define IPV4_FLAG_MF	1u
-
-/* One row of the opcode table (opcode.c). */
-struct wire_op {
-	const char *name; /* NULL: not a supported opcode */
-	uint16_t hdrs;
-	uint8_t transport;
-	uint8_t role;
-	uint8_t kind;
-	uint8_t payload;
-	uint8_t response;
-	uint8_t hdr_len; /* wqe_hdrs_len(hdrs), computed with the table */
-};
-
-/* The opcode table (opcode.c), every wire opcode a row. */
-extern const struct wire_op wire_op_tab[256];
-
-/* The row for @op, or NULL. Inline: every frame built or parsed asks. */
-static inline const struct wire_op *wire_op_lookup(uint8_t op)
-{
-	return wire_op_tab[op].name ? &wire_op_tab[op] : NULL;
-}
 
 /* Header sizes by bit number (opcode.c). */
 extern const uint8_t wire_hdr_sizes[WQE_HDR_COUNT];

@@ -248,7 +248,7 @@ void send_open(struct rt *t, enum kind k, enum edit e, uint8_t *region, uint32_t
 	if (e == E_WQE_FORGOTTEN)
 		resp_rq_rewind(rt_resp(t));
 	if (e == E_MSG_LIMIT || e == E_MSG_HUGE)
-		rt_resp(t)->wqe.placed = RESP_MAX_MSG - frame_payload_len(k, e) + (e == E_MSG_HUGE);
+		rt_resp(t)->wqe.placed = MAX_MSG - frame_payload_len(k, e) + (e == E_MSG_HUGE);
 }
 
 /* The first frame sent is an ACKNOWLEDGE with @syndrome (the class of an
@@ -320,7 +320,7 @@ static void check_good(enum kind k, enum edit e, const struct send_seen *s)
 {
 	static uint8_t want[REGION];
 	uint32_t len = frame_payload_len(k, e), path = 0;
-	uint32_t total = e == E_MSG_LIMIT ? RESP_MAX_MSG : before(k) + len;
+	uint32_t total = e == E_MSG_LIMIT ? (uint32_t)MAX_MSG : before(k) + len;
 	bool rc = kind_type(k) == WQE_QPT_RC, last = is_last(k), full = e == E_CQ_FULL;
 	struct layout l;
 

@@ -3,7 +3,8 @@
  * test_codec.c - the header codecs and the opcode table: every codec round
  * trips random values, refuses short buffers, masks over-wide fields, and
  * lays bytes out as IBA says; every opcode's header set and length match
- * rxe_opcode.c; AETH syndrome helpers and names.
+ * rxe_opcode.c, and its longest frame fits WQE_FRAME_MAX; AETH syndrome
+ * helpers and names.
  */
 #include <string.h>
 
@@ -181,6 +182,26 @@ static void test_table(void)
 	CHECK_EQ(found, 23 + 12 + 2 + 1);
 }
 
+/* WQE_FRAME_MAX holds the longest packet of every opcode: tagged, over
+ * IPv6, with 4096 bytes of payload (the largest path MTU) when it has any. */
+static void test_frame_max(void)
+{
+	struct wqe_wire_opinfo info;
+	struct wqe_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.ipver = 6;
+	p.has_vlan = 1;
+	for (unsigned op = 0; op < 256; op++) {
+		if (wqe_wire_opcode_info((uint8_t)op, &info))
+			continue;
+		p.bth.opcode = (uint8_t)op;
+		CHECK(wqe_pkt_frame_len(&p, info.has_payload ? 4096 : 0) <= WQE_FRAME_MAX);
+	}
+	p.bth.opcode = WQE_WIRE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+	CHECK_EQ(wqe_pkt_frame_len(&p, 4096), 4198);
+}
+
 static void test_names_roles(void)
 {
 	struct wqe_wire_opinfo i;
@@ -261,6 +282,7 @@ int main(void)
 	test_bth_fields();
 	test_layouts();
 	test_table();
+	test_frame_max();
 	test_names_roles();
 	test_aeth();
 	test_err_str();

@@ -17,8 +17,6 @@
 #include "wqe/wire.h"
 
 #define PSN_MASK 0xffffffu
-/* Room for the largest frame: Ethernet, IPv6, UDP, every header, 4096 B. */
-#define FRAME_MAX 8192u
 
 /* ------------------------------------------------------------------------ */
 /* The capture: OUT.tmp while it is written, removed on a failure or on a
@@ -66,7 +64,7 @@ struct pkt_run {
 	uint32_t niov;
 	struct wqe_desc d;
 	struct wqe_pkt pkt;
-	uint8_t frame[FRAME_MAX];
+	uint8_t frame[WQE_FRAME_MAX]; /* any frame wqe_pktz_next() builds */
 };
 
 static int fail(const char *what, const char *why)

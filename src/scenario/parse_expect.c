@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Scenario files: the expectations. */
+/* Scenario files: the expectations (expect cqe, no_cqe, mem, canaries,
+ * packets, opcodes, state, stat); expect.c checks them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,7 +268,6 @@ _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) - 1 ==
 		       sizeof(struct wqe_qp_stats) / sizeof(uint64_t),
 	       "one name per counter of struct wqe_qp_stats, in order");
 
-const char *const *sc_stat_names(void);
 const char *const *sc_stat_names(void)
 {
 	return stat_names;
@@ -298,7 +298,6 @@ static int ex_stat(struct wqe_scenario *sc, struct sc_line *l, struct sc_stmt *s
 	return sc_num(l, &l->w[3], UINT64_MAX, &st->n1, err);
 }
 
-int sc_parse_expect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 int sc_parse_expect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
 {
 	static const struct {

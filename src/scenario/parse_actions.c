@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Scenario files: actions and expectations, and the line dispatcher. */
-#include <arpa/inet.h>
+/*
+ * Scenario files: the action statements (post, recv, run, modify), the names
+ * their requests use, and the line dispatcher, which hands each statement to
+ * its handler (declarations: parse.c; expectations: parse_expect.c).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,23 +11,6 @@
 #include "scenario/sc_int.h"
 
 #define FAILW(w, ...) sc_fail(err, l->no, (w)->col, __VA_ARGS__)
-
-int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid);
-int sc_parse_ip(const char *s, size_t len, union wqe_gid *gid)
-{
-	char buf[64];
-
-	if (len == 0 || len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	memset(gid, 0, sizeof(*gid));
-	if (inet_pton(AF_INET, buf, gid->raw + 12) == 1) {
-		gid->raw[10] = gid->raw[11] = 0xff;
-		return 0;
-	}
-	return inet_pton(AF_INET6, buf, gid->raw) == 1 ? 0 : -1;
-}
 
 /* Names in requests: REGION (address), REGION.addr, .lkey, .rkey. Before a
  * run the values are stand-ins; during a run, the real ones. */
@@ -211,8 +197,6 @@ static int st_modify(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scen
 		return FAILW(w, "expected a QP state: RESET INIT RTR RTS SQD SQE ERR");
 	return 0;
 }
-
-int sc_parse_expect(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err);
 
 static int dispatch(struct wqe_scenario *sc, struct sc_line *l, struct wqe_scenario_err *err)
 {
