@@ -114,10 +114,12 @@ struct wqe_link {
 	 * link, so that wqe_link_stats() reads what the thread writes. */
 	void (*guard)(void *arg, int lock);
 	void *guard_arg;
-	/* loopback: a NIC thread uses it (a port was attached with
-	 * @threaded): every operation takes @mu, contexts of either mode */
+	/* loopback: a NIC thread uses it (its first port was attached with
+	 * @threaded): @make_mt switched the operations to ones that hold @mu,
+	 * for contexts of either mode, for the link's life */
 	bool mt;
 	pthread_mutex_t mu;
+	void (*make_mt)(struct wqe_link *l);
 	/* sink */
 	struct link_frame *frames;
 	size_t count;
@@ -135,7 +137,10 @@ struct wqe_link {
 
 /* Attaches and detaches a port (used by wqe_context_attach_link). With
  * @threaded, for a context whose NIC runs on a thread of its own: a
- * loopback then locks every operation and gives the port an eventfd. */
+ * loopback then locks every operation and gives the port an eventfd; it
+ * must be the loopback's first port or join one made threaded so. NULL
+ * with errno ENOMEM (no port or memory left), ENOTSUP (a threaded port
+ * for a loopback whose ports are not) or what eventfd() set. */
 struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6], bool threaded);
 void link_port_detach(struct link_port *p);
 /* The descriptor that is readable when a frame waits for port @p (a UDP

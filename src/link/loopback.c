@@ -34,36 +34,16 @@ static struct link_port *loop_route(struct link_port *from, const uint8_t *frame
 	return NULL;
 }
 
-static void loop_enqueue(struct link_port *to, uint8_t *buf, size_t len)
+static inline void loop_enqueue(struct link_port *to, uint8_t *buf, size_t len)
 {
 	to->q[to->head % LINK_QUEUE].data = buf;
 	to->q[to->head % LINK_QUEUE].len = len;
-	/* A NIC thread that found the queue empty sleeps on the eventfd. */
-	if (to->efd >= 0 && to->head == to->tail) {
-		uint64_t one = 1;
-		ssize_t w = write(to->efd, &one, sizeof(one));
-
-		(void)w; /* fails only at a count of 2^64 - 2 */
-	}
 	to->head++;
 	to->link->stats.delivered++;
 }
 
-/* A NIC thread uses the link: every operation holds its lock. */
-static void loop_lock(struct wqe_link *l)
-{
-	if (l->mt)
-		pthread_mutex_lock(&l->mu);
-}
-
-static void loop_unlock(struct wqe_link *l)
-{
-	if (l->mt)
-		pthread_mutex_unlock(&l->mu);
-}
-
 /* Queues a copy of @frame for the port whose MAC is the frame's destination. */
-static void xmit_locked(void *port, const uint8_t *frame, size_t len)
+static void loop_xmit(void *port, const uint8_t *frame, size_t len)
 {
 	struct link_port *to = loop_route(port, frame, len);
 	uint8_t *copy;
@@ -79,26 +59,13 @@ static void xmit_locked(void *port, const uint8_t *frame, size_t len)
 	loop_enqueue(to, copy, len);
 }
 
-static void loop_xmit(void *port, const uint8_t *frame, size_t len)
-{
-	struct wqe_link *l = ((struct link_port *)port)->link;
-
-	loop_lock(l);
-	xmit_locked(port, frame, len);
-	loop_unlock(l);
-}
-
 static uint8_t *loop_tx_buf(void *port)
 {
 	struct link_port *p = port;
-	uint8_t *b;
 
-	loop_lock(p->link);
 	if (!p->spare)
 		p->spare = pool_get(&p->link->pool);
-	b = p->spare;
-	loop_unlock(p->link);
-	return b;
+	return p->spare;
 }
 
 /* Queues the buffer loop_tx_buf handed out, as it is: no copy. A frame that
@@ -107,49 +74,132 @@ static void loop_xmit_buf(void *port, uint8_t *buf, size_t len)
 {
 	struct link_port *from = port, *to;
 
-	loop_lock(from->link);
 	if (buf != from->spare) {
-		xmit_locked(port, buf, len);
-	} else {
-		to = loop_route(from, buf, len);
-		if (to) {
-			from->spare = NULL;
-			loop_enqueue(to, buf, len);
-		}
+		loop_xmit(port, buf, len);
+		return;
 	}
-	loop_unlock(from->link);
+	to = loop_route(from, buf, len);
+	if (!to)
+		return;
+	from->spare = NULL;
+	loop_enqueue(to, buf, len);
 }
 
 static const uint8_t *loop_rx_peek(void *port, size_t *len)
 {
 	struct link_port *p = port;
-	const uint8_t *f = NULL;
 
-	loop_lock(p->link);
-	if (p->tail != p->head) {
-		*len = p->q[p->tail % LINK_QUEUE].len;
-		f = p->q[p->tail % LINK_QUEUE].data;
-	} else if (p->efd >= 0) {
-		uint64_t v;
-		ssize_t r = read(p->efd, &v, sizeof(v)); /* empty: not readable */
-
-		(void)r; /* EAGAIN when it was not readable */
-	}
-	loop_unlock(p->link);
-	return f;
+	if (p->tail == p->head)
+		return NULL;
+	*len = p->q[p->tail % LINK_QUEUE].len;
+	return p->q[p->tail % LINK_QUEUE].data;
 }
 
 static void loop_rx_done(void *port)
 {
 	struct link_port *p = port;
-	struct link_frame *f;
+	struct link_frame *f = &p->q[p->tail % LINK_QUEUE];
 
-	loop_lock(p->link);
-	f = &p->q[p->tail % LINK_QUEUE];
 	pool_put(&p->link->pool, f->data);
 	f->data = NULL;
 	p->tail++;
-	loop_unlock(p->link);
+}
+
+/*
+ * The same, for a link a NIC thread uses (loop_make_mt()): each holds the
+ * link's lock, and a frame that reaches a threaded port's empty queue
+ * writes the port's eventfd, which its NIC thread sleeps on; the port's
+ * NIC empties it when it finds the queue empty.
+ */
+static void wake_if_empty(struct link_port *to)
+{
+	uint64_t one = 1;
+	ssize_t w;
+
+	if (to && to->efd >= 0 && to->head == to->tail) {
+		w = write(to->efd, &one, sizeof(one));
+		(void)w; /* fails only at a count of 2^64 - 2 */
+	}
+}
+
+/* The port a frame from @from goes to, as loop_route() will find it, for
+ * wake_if_empty() (no counting). */
+static struct link_port *dest_of(struct link_port *from, const uint8_t *frame, size_t len)
+{
+	struct wqe_link *l = from->link;
+
+	if (len < 6 || len > LINK_FRAME_MAX)
+		return NULL;
+	for (uint32_t i = 0; i < LINK_MAX_PORTS; i++)
+		if (l->port[i].used && &l->port[i] != from && memeq6(l->port[i].mac, frame))
+			return &l->port[i];
+	return NULL;
+}
+
+static void mt_xmit(void *port, const uint8_t *frame, size_t len)
+{
+	struct link_port *from = port;
+
+	pthread_mutex_lock(&from->link->mu);
+	wake_if_empty(dest_of(from, frame, len));
+	loop_xmit(port, frame, len);
+	pthread_mutex_unlock(&from->link->mu);
+}
+
+static uint8_t *mt_tx_buf(void *port)
+{
+	struct link_port *p = port;
+	uint8_t *b;
+
+	pthread_mutex_lock(&p->link->mu);
+	b = loop_tx_buf(port);
+	pthread_mutex_unlock(&p->link->mu);
+	return b;
+}
+
+static void mt_xmit_buf(void *port, uint8_t *buf, size_t len)
+{
+	struct link_port *from = port;
+
+	pthread_mutex_lock(&from->link->mu);
+	wake_if_empty(dest_of(from, buf, len));
+	loop_xmit_buf(port, buf, len);
+	pthread_mutex_unlock(&from->link->mu);
+}
+
+static const uint8_t *mt_rx_peek(void *port, size_t *len)
+{
+	struct link_port *p = port;
+	const uint8_t *f;
+
+	pthread_mutex_lock(&p->link->mu);
+	f = loop_rx_peek(port, len);
+	if (!f && p->efd >= 0) {
+		uint64_t v;
+		ssize_t r = read(p->efd, &v, sizeof(v));
+
+		(void)r; /* EAGAIN when it was not readable */
+	}
+	pthread_mutex_unlock(&p->link->mu);
+	return f;
+}
+
+static void mt_rx_done(void *port)
+{
+	struct link_port *p = port;
+
+	pthread_mutex_lock(&p->link->mu);
+	loop_rx_done(port);
+	pthread_mutex_unlock(&p->link->mu);
+}
+
+static void loop_make_mt(struct wqe_link *l)
+{
+	l->xmit = mt_xmit;
+	l->tx_buf = mt_tx_buf;
+	l->xmit_buf = mt_xmit_buf;
+	l->rx_peek = mt_rx_peek;
+	l->rx_done = mt_rx_done;
 }
 
 struct wqe_link *wqe_link_loopback_create(void)
@@ -166,5 +216,6 @@ struct wqe_link *wqe_link_loopback_create(void)
 	l->xmit_buf = loop_xmit_buf;
 	l->rx_peek = loop_rx_peek;
 	l->rx_done = loop_rx_done;
+	l->make_mt = loop_make_mt;
 	return l;
 }

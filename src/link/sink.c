@@ -19,8 +19,10 @@ static struct link_port *port_attach(struct wqe_link *l, const uint8_t mac[6], b
 		p->efd = -1;
 		if (l->kind == LINK_LOOPBACK) {
 			p->q = calloc(LINK_QUEUE, sizeof(*p->q));
-			if (!p->q)
+			if (!p->q) {
+				errno = ENOMEM;
 				return NULL;
+			}
 			if (threaded) {
 				p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 				if (p->efd < 0) {
@@ -44,6 +46,7 @@ static struct link_port *port_attach(struct wqe_link *l, const uint8_t mac[6], b
 		l->users++;
 		return p;
 	}
+	errno = ENOMEM;
 	return NULL;
 }
 
@@ -66,7 +69,15 @@ struct link_port *link_port_attach(struct wqe_link *l, const uint8_t mac[6], boo
 	struct link_port *p;
 
 	if (mt && !l->mt) {
+		/* Its contexts' NICs hold the operations they were given at
+		 * attach: a link its first port makes threaded has only ever
+		 * had the locking ones. */
+		if (l->users) {
+			errno = ENOTSUP;
+			return NULL;
+		}
 		pthread_mutex_init(&l->mu, NULL);
+		l->make_mt(l);
 		l->mt = true; /* for the link's life */
 	}
 	if (mt)

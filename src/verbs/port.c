@@ -59,9 +59,10 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	if (l && link_full(ctx, l))
 		return EBUSY;
 	if (l) {
+		errno = 0;
 		p = link_port_attach(l, ctx->attr.mac, nic_mode_of(ctx->nic) == NIC_THREAD);
 		if (!p)
-			return ENOMEM;
+			return errno == ENOTSUP ? ENOTSUP : ENOMEM;
 	}
 	nic_cmd_begin(ctx->nic);
 	if (p) {

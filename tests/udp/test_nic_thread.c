@@ -360,6 +360,33 @@ static void refuses_sleepless_links(void)
 	CHECK_EQ(wqe_link_destroy(fl), 0);
 	CHECK_EQ(wqe_link_destroy(lo), 0);
 	CHECK_EQ(wqe_link_destroy(sink), 0);
+	/* A threaded context cannot join a loopback caller-mode contexts
+	 * use (their NICs hold the link's unlocked operations); a caller-mode
+	 * context may join one a threaded context made threaded. */
+	{
+		struct wqe_context_attr cc = {.format = test_format(), .nic_mode = WQE_NIC_CALLER,
+					      .mac = {2, 0, 0, 0, 0, 9}};
+		struct wqe_context *caller;
+
+		setenv("WQE_NIC_MODE", "caller", 1);
+		caller = wqe_open_context(&cc);
+		setenv("WQE_NIC_MODE", "thread", 1);
+		lo = wqe_link_loopback_create();
+		CHECK(caller && lo);
+		if (caller && lo) {
+			CHECK_EQ(wqe_context_attach_link(caller, lo), 0);
+			CHECK_EQ(wqe_context_attach_link(ctx, lo), ENOTSUP);
+			CHECK_EQ(wqe_context_attach_link(caller, NULL), 0);
+			CHECK_EQ(wqe_context_attach_link(ctx, lo), 0);
+			CHECK_EQ(wqe_context_attach_link(caller, lo), 0);
+			CHECK_EQ(wqe_context_attach_link(caller, NULL), 0);
+			CHECK_EQ(wqe_context_attach_link(ctx, NULL), 0);
+		}
+		if (lo)
+			CHECK_EQ(wqe_link_destroy(lo), 0);
+		if (caller)
+			CHECK_EQ(wqe_close_context(caller), 0);
+	}
 	CHECK_EQ(wqe_close_context(ctx), 0);
 }
 
