@@ -150,6 +150,7 @@ static int side_open(struct bench_side *s, int idx, const struct bench_pair_cfg 
 	memset(&ca, 0, sizeof(ca));
 	ca.format = WQE_FORMAT_MLX5;
 	ca.num_gids = 1;
+	ca.nic_mode = cfg->nic_mode;
 	side_addr(idx, ca.mac, &ca.gid[0]);
 	s->ctx = wqe_open_context(&ca);
 	if (!s->ctx)

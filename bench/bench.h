@@ -107,6 +107,7 @@ struct bench_pair_cfg {
 	enum wqe_mtu mtu;
 	uint32_t max_recv_wr;     /* 0: 1 */
 	uint32_t max_inline_data; /* 0: none asked for */
+	enum wqe_nic_mode nic_mode; /* both contexts' */
 };
 
 /* Builds the pair (RC, all QPs in RTS). 0, or -1 with a message on stderr.

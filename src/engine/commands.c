@@ -316,6 +316,7 @@ int nic_set_link(struct nic *n, const struct nic_link *l)
 	n->tx.rx_peek = l ? l->rx_peek : NULL;
 	n->tx.rx_done = l ? l->rx_done : NULL;
 	n->tx.flush = l ? l->flush : NULL;
+	n->tx.rx_arm = l ? l->rx_arm : NULL;
 	n->tx.arg = l ? l->arg : NULL;
 	n->tx.fd = l ? l->fd : -1;
 	return 0;

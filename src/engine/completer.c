@@ -93,6 +93,9 @@ static bool complete_head(struct qpc *q, enum wqe_wc_status st)
 	struct inflight *f = head(q->eng);
 	bool written = true;
 
+	/* The ring's blocks are retired before the completion is written:
+	 * a program that polls it may post again at once (sq_retire()). */
+	sq_retire(q->sq, f->nblocks);
 	/* The CQE only when one is written: most WQEs of a chain are not
 	 * signaled. */
 	if (st != WQE_WC_SUCCESS || f->signaled) {
@@ -105,7 +108,6 @@ static bool complete_head(struct qpc *q, enum wqe_wc_status st)
 	if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
 	    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD)
 		r->rd_atomic--;
-	sq_retire(q->sq, f->nblocks);
 	r->comp_psn = (last_psn(f) + 1) & PSN_MASK;
 	r->fl_tail++;
 	r->stalled = false;

@@ -208,7 +208,8 @@ struct nic_port_counters {
  * build the next frame in (NULL: none now), and @xmit_buf, sending a frame
  * built there without a copy. @rx_peek: the next frame waiting, in place
  * (NULL if none); @rx_done gives it back once processed. Optional: @flush
- * sends what the link holds (a UDP link's batch), in order. @fd: readable
+ * sends what the link holds (a UDP link's batch), in order; @rx_arm, see
+ * there. @fd: readable
  * when a frame waits (the NIC thread polls it), or -1 when the link has
  * none (only a NIC_CALLER NIC takes such a link).
  */
@@ -219,6 +220,11 @@ struct nic_link {
 	const uint8_t *(*rx_peek)(void *arg, size_t *len);
 	void (*rx_done)(void *arg);
 	void (*flush)(void *arg);
+	/* Optional: the NIC thread is about to sleep on @fd: false if a
+	 * frame already waits (it does not sleep); true, and @fd will be
+	 * readable once one arrives. NULL: @fd is readable whenever a frame
+	 * waits (a socket). */
+	bool (*rx_arm)(void *arg);
 	void *arg;
 	int fd;
 };

@@ -21,7 +21,9 @@ void sq_retire(struct sq_ring *sq, uint32_t nblocks)
 	uint32_t n = atomic_load_explicit(&sq->ci_wqes, memory_order_relaxed);
 
 	atomic_store_explicit(&sq->ci_wqes, n + 1, memory_order_relaxed);
-	/* Release: the engine is done reading these blocks. */
+	/* Release: the engine is done reading these blocks. Every caller
+	 * retires before it writes the completion, so that a completion
+	 * software has polled always finds its blocks free. */
 	atomic_store_explicit(&sq->ci, ci + nblocks, memory_order_release);
 }
 
@@ -75,8 +77,8 @@ static int flush_sq(struct qpc *q)
 		struct cqe e = {.qpn = q->qpn, .wqe_counter = ci,
 				.status = WQE_WC_WR_FLUSH_ERR, .opcode = (uint8_t)wc_opcode_of(op)};
 
-		nic_push_cqe(q->eng->nic, q->send_cq, &e);
 		sq_retire(sq, nb);
+		nic_push_cqe(q->eng->nic, q->send_cq, &e);
 		q->eng->stats.flushed++;
 		ci += nb;
 		n++;
@@ -107,8 +109,8 @@ static int flush_rq(struct qpc *q)
 		struct cqe e = {.qpn = q->qpn, .wqe_counter = ci, .is_recv = 1,
 				.status = WQE_WC_WR_FLUSH_ERR, .opcode = WQE_WC_RECV};
 
-		nic_push_cqe(q->eng->nic, q->recv_cq, &e);
 		atomic_store_explicit(&rq->ci, ci + 1, memory_order_release);
+		nic_push_cqe(q->eng->nic, q->recv_cq, &e);
 	}
 	return n;
 }

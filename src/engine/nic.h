@@ -138,6 +138,7 @@ struct nic_tx {
 	 * together (a UDP link's batch); this sends them, in order. Called
 	 * when the NIC stops sending for now (nic_tx_flush()). */
 	void (*flush)(void *arg);
+	bool (*rx_arm)(void *arg);  /* struct nic_link */
 	void *arg;
 	int fd;                     /* the link's, to poll (-1: none) */
 	struct wqe_pcap *tap;

@@ -234,8 +234,8 @@ static void fail(struct nic *n, struct qpc *q, struct fetched *f, enum wqe_wc_st
 
 	nic_trace(n, &ev);
 	q->eng->stats.wqe_errors++;
-	told = complete(q, f, st);
 	sq_retire(q->sq, f->nblocks);
+	told = complete(q, f, st);
 	q->eng->req.fetch = f->start + f->nblocks;
 	qpc_set_state(q, WQE_QPS_ERR);
 	flush_qp(n, q);
@@ -347,8 +347,8 @@ static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32
 			  z.first_psn, z.npsn);
 	} else if (done) {
 		/* UC and UD complete when their last packet has left. */
-		complete(q, f, WQE_WC_SUCCESS);
 		sq_retire(q->sq, f->nblocks);
+		complete(q, f, WQE_WC_SUCCESS);
 	}
 	if (!done)
 		leave_open(&e->req, f, &z);
@@ -440,8 +440,8 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 	if (send_pkts(n, q, f, &z, budget, &sent)) {
 		r->tx_open = false;
 		if (q->type != WQE_QPT_RC) {
-			complete(q, f, WQE_WC_SUCCESS);
 			sq_retire(q->sq, f->nblocks);
+			complete(q, f, WQE_WC_SUCCESS);
 		}
 	} else {
 		r->tx_psn = (z.first_psn + z.next) & 0xffffff;
@@ -551,8 +551,8 @@ static int send_simple(struct nic *n, struct qpc *q)
 	if (q->type == WQE_QPT_RC) {
 		in_flight(n, q, start, 1, s.op, s.length, signaled, r->psn, 1);
 	} else {
-		complete_at(q, start, s.op, s.length, signaled, WQE_WC_SUCCESS);
 		sq_retire(q->sq, 1);
+		complete_at(q, start, s.op, s.length, signaled, WQE_WC_SUCCESS);
 	}
 	r->psn = (r->psn + 1) & 0xffffffu;
 	r->fetch = start + 1;

@@ -301,10 +301,12 @@ static void fill_success(const struct resp_ctx *c, struct cqe *e)
 
 bool resp_rq_retire(struct qpc *q, uint32_t ctr, const struct cqe *e)
 {
-	bool ok = nic_push_cqe(q->eng->nic, q->recv_cq, e);
+	bool ok;
 
-	/* Release: the engine is done with the slot; software may reuse it. */
+	/* Release: the engine is done with the slot; software may reuse it,
+	 * from the moment it can see the completion. */
 	atomic_store_explicit(&q->rq->ci, ctr + 1, memory_order_release);
+	ok = nic_push_cqe(q->eng->nic, q->recv_cq, e);
 	q->eng->resp.stats.recv_cqes++;
 	return ok;
 }

@@ -389,7 +389,7 @@ static void sched_sleep(struct nic *n)
 	ssize_t r;
 
 	atomic_store_explicit(&n->thr.sleeping, true, memory_order_seq_cst);
-	if (dbq_ready(n->thr.dbq) ||
+	if ((n->tx.rx_arm && !n->tx.rx_arm(n->tx.arg)) || dbq_ready(n->thr.dbq) ||
 	    atomic_load_explicit(&n->thr.dbq->overflow, memory_order_seq_cst) ||
 	    atomic_load_explicit(&n->thr.stop, memory_order_seq_cst)) {
 		atomic_store_explicit(&n->thr.sleeping, false, memory_order_relaxed);
@@ -421,6 +421,13 @@ static void *sched_main(void *arg)
 			if (now - last_work >= SCHED_SPIN_NS) {
 				sched_sleep(n);
 				last_work = mono_ns();
+			} else {
+				/* Nothing now: a thread that shares this core (a
+				 * peer's NIC, the application) may have what brings
+				 * the next work. */
+				pthread_mutex_unlock(&n->lock);
+				sched_yield();
+				pthread_mutex_lock(&n->lock);
 			}
 		}
 		/* Commands waiting get the lock before the next pass. */

@@ -51,8 +51,9 @@ struct link_port {
 	uint8_t *spare;
 	/* loopback, a port a NIC thread takes frames from: an eventfd that is
 	 * readable while frames wait (written when a frame reaches an empty
-	 * queue, emptied when the queue is found empty); -1 otherwise */
+	 * queue while @armed, emptied when armed); -1 otherwise */
 	int efd;
+	bool armed; /* its NIC thread is about to sleep on @efd */
 };
 
 /* Frame buffers of LINK_FRAME_MAX bytes, recycled: after warm-up a link
@@ -107,6 +108,9 @@ struct wqe_link {
 	 * a batch), in order; the NIC calls it when a progress call ends.
 	 * NULL for links that deliver at once. */
 	void (*flush)(void *port);
+	/* Optional (struct nic_link): a NIC thread is about to sleep on the
+	 * port's poll fd; false if a frame already waits. */
+	bool (*rx_arm)(void *port);
 	struct wqe_link_stats stats;
 	/* Set while a context whose NIC runs on its own thread drives the
 	 * link (wqe_context_attach_link()): takes (@lock 1) and gives back

@@ -107,16 +107,17 @@ static void loop_rx_done(void *port)
 
 /*
  * The same, for a link a NIC thread uses (loop_make_mt()): each holds the
- * link's lock, and a frame that reaches a threaded port's empty queue
- * writes the port's eventfd, which its NIC thread sleeps on; the port's
- * NIC empties it when it finds the queue empty.
+ * link's lock. A NIC thread about to sleep arms its port (mt_rx_arm()); the
+ * next frame for an armed port writes its eventfd, which the thread sleeps
+ * on. So a frame costs a system call only when it wakes a sleeper.
  */
 static void wake_if_empty(struct link_port *to)
 {
 	uint64_t one = 1;
 	ssize_t w;
 
-	if (to && to->efd >= 0 && to->head == to->tail) {
+	if (to && to->armed) {
+		to->armed = false;
 		w = write(to->efd, &one, sizeof(one));
 		(void)w; /* fails only at a count of 2^64 - 2 */
 	}
@@ -174,14 +175,26 @@ static const uint8_t *mt_rx_peek(void *port, size_t *len)
 
 	pthread_mutex_lock(&p->link->mu);
 	f = loop_rx_peek(port, len);
-	if (!f && p->efd >= 0) {
-		uint64_t v;
-		ssize_t r = read(p->efd, &v, sizeof(v));
-
-		(void)r; /* EAGAIN when it was not readable */
-	}
 	pthread_mutex_unlock(&p->link->mu);
 	return f;
+}
+
+static bool mt_rx_arm(void *port)
+{
+	struct link_port *p = port;
+	bool empty;
+
+	pthread_mutex_lock(&p->link->mu);
+	empty = p->tail == p->head;
+	if (empty && p->efd >= 0) {
+		uint64_t v;
+		ssize_t r = read(p->efd, &v, sizeof(v)); /* an earlier wake's count */
+
+		(void)r; /* EAGAIN when there was none */
+		p->armed = true;
+	}
+	pthread_mutex_unlock(&p->link->mu);
+	return empty;
 }
 
 static void mt_rx_done(void *port)
@@ -200,6 +213,7 @@ static void loop_make_mt(struct wqe_link *l)
 	l->xmit_buf = mt_xmit_buf;
 	l->rx_peek = mt_rx_peek;
 	l->rx_done = mt_rx_done;
+	l->rx_arm = mt_rx_arm;
 }
 
 struct wqe_link *wqe_link_loopback_create(void)

@@ -68,7 +68,8 @@ int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l)
 	if (p) {
 		struct nic_link nl = {.xmit = l->xmit, .tx_buf = l->tx_buf,
 				      .xmit_buf = l->xmit_buf, .rx_peek = l->rx_peek,
-				      .rx_done = l->rx_done, .flush = l->flush, .arg = p,
+				      .rx_done = l->rx_done, .flush = l->flush,
+				      .rx_arm = l->rx_arm, .arg = p,
 				      .fd = link_poll_fd(p)};
 
 		err = nic_set_link(ctx->nic, &nl);
