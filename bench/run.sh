@@ -20,7 +20,7 @@ results=$build/bench-results.md
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWQE_BENCH=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target bench_post bench_datapath bench_scale \
-	bench_ops >/dev/null
+	bench_ops bench_thread >/dev/null
 
 {
 	echo "# wqe benchmarks"
@@ -30,7 +30,7 @@ cmake --build "$build" -j"$(nproc)" --target bench_post bench_datapath bench_sca
 		"$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo '(with uncommitted changes)')"
 	echo "build: Release (library -O3, benchmarks -O2), $(cc --version | head -1)"
 	echo
-	for b in bench_post bench_datapath bench_scale bench_ops; do
+	for b in bench_post bench_datapath bench_scale bench_ops bench_thread; do
 		"$build/bench/$b"
 		echo
 	done

@@ -17,7 +17,11 @@
  *     and what arrives there comes in as whole Ethernet frames.
  *
  * Threading: a link is used by the contexts attached to it, from one thread
- * at a time.
+ * at a time, with two exceptions for contexts whose NIC runs on a thread of
+ * its own (WQE_NIC_THREAD): a loopback that such a context attached to
+ * first locks every operation, so several NIC threads (and caller-mode
+ * contexts that join it later) may use it at once; and wqe_link_stats()
+ * may be called from any thread on a link a NIC thread uses.
  */
 #ifndef WQE_LINK_H
 #define WQE_LINK_H
@@ -196,6 +200,7 @@ WQE_API struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg);
  * wqe_link_udp_fd - the UDP link's socket, for poll()/epoll: a program
  * that has nothing to do sleeps until it is readable or its context's next
  * timer (wqe_context_next_deadline()) is due, then calls wqe_progress().
+ * (With WQE_NIC_THREAD the NIC thread polls it; the program need not.)
  * Only poll it: reading from it would take datagrams from the link.
  * Returns the descriptor, or -1 with errno EINVAL if @l is not a UDP link.
  */
@@ -236,8 +241,11 @@ WQE_API int wqe_link_destroy(struct wqe_link *l);
 /*
  * wqe_context_attach_link - send @ctx's packets to @l (NULL detaches).
  * Returns 0, EINVAL (NULL @ctx), EBUSY (@l is a UDP link another context
- * is attached to) or ENOMEM (no memory, or all 16 ports of a loopback
- * taken).
+ * is attached to), ENOMEM (no memory, or all 16 ports of a loopback
+ * taken) or, for a context with WQE_NIC_THREAD, ENOTSUP: @l is a link its
+ * NIC thread cannot sleep on (a sink, a fault injector around a loopback),
+ * or a loopback that caller-mode contexts already use. On an error the
+ * context keeps the link it had.
  */
 WQE_API int wqe_context_attach_link(struct wqe_context *ctx, struct wqe_link *l);
 
@@ -384,7 +392,9 @@ WQE_API int wqe_qp_dv_query(const struct wqe_qp *qp, struct wqe_qp_dv *dv);
  * process WQEs, send packets, write completions. wqe_poll_cq() calls it
  * too. A link that batches (UDP) sends what this call gave it before the
  * call returns. Returns the number of WQEs and packets handled (0: nothing
- * to do), or -EINVAL.
+ * to do), or -EINVAL. With WQE_NIC_THREAD it does nothing and returns 0:
+ * the context's NIC thread does all of this on its own (so does
+ * wqe_poll_cq(), which then only reads the CQ).
  */
 WQE_API int wqe_progress(struct wqe_context *ctx);
 

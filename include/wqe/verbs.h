@@ -14,16 +14,29 @@
  *  - wqe_poll_cq() returns the number of completions (>= 0) or a negative
  *    errno value.
  *
- * Threading: a context and every object created from it are used by one
- * thread at a time; the caller serialises. Different contexts are
- * independent and may be used from different threads. Inside a context the
- * send-queue ring, its doorbell record and its consumer counter are shared
- * between the posting side and the engine with release/acquire ordering, as
- * they are between a driver and a NIC. The exceptions:
- * wqe_get_cq_event() and wqe_ack_cq_events() (see "Completion events"
- * below), and wqe_get_async_event() and wqe_ack_async_event() (see
- * "Asynchronous events"), may run in other threads while the context is
- * in use.
+ * Threading (docs/architecture.md, "Threading"):
+ *  - Commands are thread-safe: creating, modifying, querying and
+ *    destroying PDs, MRs, CQs, QPs and AHs, attaching a link, tap, clock
+ *    or trace, and the statistics queries each take the context's NIC
+ *    command lock, so any threads may issue them at once, and (with
+ *    WQE_NIC_THREAD) while the NIC thread works. Destroying an object
+ *    while another thread still uses it is the caller's error, as in
+ *    libibverbs.
+ *  - The data path is not locked (as the mlx5 provider in a thread
+ *    domain): wqe_post_send() and wqe_post_recv() on one QP, and
+ *    wqe_poll_cq() and wqe_req_notify_cq() on one CQ, are serialised by
+ *    the caller; different QPs and CQs may be used from different threads
+ *    at once. (libibverbs makes these thread-safe too.)
+ *  - With WQE_NIC_CALLER (the default) the calls that run the NIC
+ *    (wqe_progress(), wqe_poll_cq(), wqe_context_receive()) must not
+ *    overlap any other call on the context.
+ *  - wqe_get_cq_event() and wqe_ack_cq_events() (see "Completion events"
+ *    below), and wqe_get_async_event() and wqe_ack_async_event() (see
+ *    "Asynchronous events"), may run in any thread while the context is
+ *    in use.
+ * Inside a context the rings, their doorbell records and consumer counters
+ * and the CQ rings are shared between the driver and the NIC with
+ * release/acquire ordering, as they are between a driver and a NIC.
  */
 #ifndef WQE_VERBS_H
 #define WQE_VERBS_H
@@ -196,9 +209,15 @@ WQE_API struct wqe_cq *wqe_create_cq(struct wqe_context *ctx, int cqe);
  * events oldest first; each must be acknowledged (wqe_ack_cq_events())
  * before its CQ can be destroyed.
  *
- * The NIC only runs when the application lets it: an event can only
- * appear during a call that runs the NIC of the CQ's context
- * (wqe_progress(), wqe_poll_cq() on any of its CQs, wqe_context_receive()).
+ * With WQE_NIC_THREAD the NIC thread delivers events on its own: a
+ * wqe_get_cq_event() that blocks wakes when the completion is written,
+ * with no other call of the application's. (A completion may be polled
+ * a moment before its event is on the channel: the NIC writes the CQE,
+ * then the event, as hardware writes a CQE before its EQE.)
+ * With WQE_NIC_CALLER the NIC only runs when the application lets it: an
+ * event can only appear during a call that runs the NIC of the CQ's
+ * context (wqe_progress(), wqe_poll_cq() on any of its CQs,
+ * wqe_context_receive()).
  * Frames a peer sends (over a loopback or a UDP link) wait until one of
  * those calls takes them. So a wqe_get_cq_event() that blocks with no
  * event pending waits forever unless another thread drives the context.

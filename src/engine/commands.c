@@ -33,7 +33,7 @@ struct nic *nic_create(const struct nic_config *cfg)
 	n->no_fast_path = cfg->no_fast_path;
 	n->frame = n->frame_store + NIC_FRAME_SHIFT;
 	n->timer_min = UINT64_MAX;
-	n->tx.fd = -1;
+	n->tx.link.fd = -1;
 	n->thr.wake_fd = -1;
 	/* Each port numbers its QPs from its own base (from its MAC), so two
 	 * endpoints' QPs are told apart on the wire and in traces. */
@@ -310,15 +310,10 @@ int nic_set_link(struct nic *n, const struct nic_link *l)
 	if (l && n->mode == NIC_THREAD && l->fd < 0)
 		return EINVAL;
 	nic_tx_flush(n); /* nothing left behind in the old link */
-	n->tx.xmit = l ? l->xmit : NULL;
-	n->tx.tx_buf = l ? l->tx_buf : NULL;
-	n->tx.xmit_buf = l ? l->xmit_buf : NULL;
-	n->tx.rx_peek = l ? l->rx_peek : NULL;
-	n->tx.rx_done = l ? l->rx_done : NULL;
-	n->tx.flush = l ? l->flush : NULL;
-	n->tx.rx_arm = l ? l->rx_arm : NULL;
-	n->tx.arg = l ? l->arg : NULL;
-	n->tx.fd = l ? l->fd : -1;
+	if (l)
+		n->tx.link = *l;
+	else
+		n->tx.link = (struct nic_link){.fd = -1};
 	return 0;
 }
 

@@ -124,23 +124,7 @@ static inline bool req_sqd_may_fetch(const struct eng_req *r)
 /* Where the NIC's frames go and come from: the attached link, the
  * capture tap, and the clock. */
 struct nic_tx {
-	void (*xmit)(void *arg, const uint8_t *frame, size_t len);
-	/* Optional (both or neither): a buffer of at least NIC_FRAME_MAX bytes,
-	 * NIC_FRAME_SHIFT past a 16-byte boundary, to build the next frame in
-	 * (NULL: none now), and sending a frame built there without a copy. */
-	uint8_t *(*tx_buf)(void *arg);
-	void (*xmit_buf)(void *arg, uint8_t *buf, size_t len);
-	/* The next frame waiting for this NIC, in place (NULL if none), and
-	 * giving it back once processed: no copy on the way in. */
-	const uint8_t *(*rx_peek)(void *arg, size_t *len);
-	void (*rx_done)(void *arg);
-	/* Optional: the link may hold frames it was given to send them
-	 * together (a UDP link's batch); this sends them, in order. Called
-	 * when the NIC stops sending for now (nic_tx_flush()). */
-	void (*flush)(void *arg);
-	bool (*rx_arm)(void *arg);  /* struct nic_link */
-	void *arg;
-	int fd;                     /* the link's, to poll (-1: none) */
+	struct nic_link link;       /* device.h; fd -1: none */
 	struct wqe_pcap *tap;
 	uint64_t (*now)(void *arg); /* ns; NULL = CLOCK_MONOTONIC */
 	void *now_arg;

@@ -184,15 +184,15 @@ static int take_frames(struct nic *n)
 	int work = 0;
 	size_t len;
 
-	if (!n->tx.rx_peek)
+	if (!n->tx.link.rx_peek)
 		return 0;
 	while (work < 256) {
-		const uint8_t *f = n->tx.rx_peek(n->tx.arg, &len);
+		const uint8_t *f = n->tx.link.rx_peek(n->tx.link.arg, &len);
 
 		if (!f)
 			break;
 		nic_rx(n, f, len);
-		n->tx.rx_done(n->tx.arg);
+		n->tx.link.rx_done(n->tx.link.arg);
 		work++;
 	}
 	resp_ack_flush(n);
@@ -382,14 +382,14 @@ static int sleep_ms(const struct nic *n)
 static void sched_sleep(struct nic *n)
 {
 	struct pollfd pfd[2] = {{.fd = n->thr.wake_fd, .events = POLLIN},
-				{.fd = n->tx.fd, .events = POLLIN}};
-	nfds_t nfd = n->tx.fd >= 0 ? 2u : 1u; /* read under the lock */
+				{.fd = n->tx.link.fd, .events = POLLIN}};
+	nfds_t nfd = n->tx.link.fd >= 0 ? 2u : 1u; /* read under the lock */
 	int ms = sleep_ms(n);
 	uint64_t v;
 	ssize_t r;
 
 	atomic_store_explicit(&n->thr.sleeping, true, memory_order_seq_cst);
-	if ((n->tx.rx_arm && !n->tx.rx_arm(n->tx.arg)) || dbq_ready(n->thr.dbq) ||
+	if ((n->tx.link.rx_arm && !n->tx.link.rx_arm(n->tx.link.arg)) || dbq_ready(n->thr.dbq) ||
 	    atomic_load_explicit(&n->thr.dbq->overflow, memory_order_seq_cst) ||
 	    atomic_load_explicit(&n->thr.stop, memory_order_seq_cst)) {
 		atomic_store_explicit(&n->thr.sleeping, false, memory_order_relaxed);

@@ -148,32 +148,32 @@ void nic_xmit(struct nic *n, const uint8_t *frame, size_t len)
 {
 	n->tx_frames++;
 	nic_tx_observe(n, frame, len);
-	if (n->tx.xmit)
-		n->tx.xmit(n->tx.arg, frame, len);
+	if (n->tx.link.xmit)
+		n->tx.link.xmit(n->tx.link.arg, frame, len);
 }
 
 uint8_t *nic_tx_buf(struct nic *n)
 {
-	uint8_t *b = n->tx.tx_buf ? n->tx.tx_buf(n->tx.arg) : NULL;
+	uint8_t *b = n->tx.link.tx_buf ? n->tx.link.tx_buf(n->tx.link.arg) : NULL;
 
 	return b ? b : n->frame;
 }
 
 void nic_xmit_buf(struct nic *n, uint8_t *buf, size_t len)
 {
-	if (buf == n->frame || !n->tx.xmit_buf) {
+	if (buf == n->frame || !n->tx.link.xmit_buf) {
 		nic_xmit(n, buf, len);
 		return;
 	}
 	n->tx_frames++;
 	nic_tx_observe(n, buf, len);
-	n->tx.xmit_buf(n->tx.arg, buf, len);
+	n->tx.link.xmit_buf(n->tx.link.arg, buf, len);
 }
 
 void nic_tx_flush(struct nic *n)
 {
-	if (n->tx.flush)
-		n->tx.flush(n->tx.arg);
+	if (n->tx.link.flush)
+		n->tx.link.flush(n->tx.link.arg);
 }
 
 
