@@ -146,9 +146,12 @@ static int passive_b(int in, int out)
 	CHECK(mr && smr && rmr);
 	if (!mr || !smr || !rmr)
 		return test_finish();
-	me = (struct b_info){.qpn = wqe_qp_num(B.qp), .rkey = mr->rkey,
-			     .addr = (uint64_t)(uintptr_t)b_mem,
-			     .slot = (uint64_t)(uintptr_t)&b_slot, .slot_rkey = smr->rkey};
+	memset(&me, 0, sizeof(me)); /* its padding goes through the pipe too */
+	me.qpn = wqe_qp_num(B.qp);
+	me.rkey = mr->rkey;
+	me.addr = (uint64_t)(uintptr_t)b_mem;
+	me.slot = (uint64_t)(uintptr_t)&b_slot;
+	me.slot_rkey = smr->rkey;
 	put_all(out, &me, sizeof(me));
 	get_all(in, &a_qpn, sizeof(a_qpn));
 	udp_test_gid(1, &a_gid);
