@@ -23,6 +23,10 @@
  *
  * Idle: a threaded context on a UDP link with nothing to do, for 1 s: the
  * CPU time the process used (getrusage), as a share of one core.
+ *
+ * BENCH_PIN=1 puts the NIC threads on the second core and the application
+ * on the first; BENCH_ONLY=i measures configuration i alone (a profiler's
+ * run).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -98,6 +102,15 @@ static double run(struct tcfg *c)
 		}
 		t = bench_now_ns();
 	} while (t - t0 < RUN_NS);
+	/* Nothing left outstanding between runs: the requester's timers run
+	 * on while the other configurations are measured. */
+	while (c->outstanding) {
+		if (c->mode == WQE_NIC_CALLER) {
+			wqe_progress(c->p.a.ctx);
+			wqe_progress(c->p.b.ctx);
+		}
+		c->outstanding -= (uint32_t)bench_poll_ok("bench_thread", c->p.a.scq, 64, wc);
+	}
 	return (double)done * 1e9 / (double)(t - t0);
 }
 
@@ -154,6 +167,8 @@ int main(int argc, char **argv)
 	double rate[NCFG][ROUNDS], r_thr[ROUNDS], r_scale[ROUNDS], r_cscale[ROUNDS], med[NCFG];
 	char machine[128];
 	double idle;
+	/* BENCH_ONLY=i measures configuration i alone (for a profiler). */
+	int only = getenv("BENCH_ONLY") ? atoi(getenv("BENCH_ONLY")) : -1;
 
 	if (argc > 1) {
 		fprintf(stderr, "usage: bench_thread (no arguments)\n");
@@ -192,7 +207,7 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < ROUNDS; r++) {
 		for (int i = 0; i < NCFG; i++)
-			rate[i][r] = run(&cfg[i]);
+			rate[i][r] = only < 0 || only == i ? run(&cfg[i]) : 1;
 		r_thr[r] = rate[1][r] / rate[0][r];
 		r_scale[r] = rate[3][r] / rate[1][r];
 		r_cscale[r] = rate[2][r] / rate[0][r];
