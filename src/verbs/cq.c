@@ -32,7 +32,7 @@ struct wqe_cq *wqe_create_cq_ex(struct wqe_context *ctx, const struct wqe_cq_ini
 	if (attr->channel) {
 		cq->channel = channel_of(attr->channel);
 		cq->cqc.event = verbs_cq_event;
-		attr->channel->refcnt++;
+		verbs_channel_ref(cq->channel);
 	}
 	ctx->ncq++;
 	return cq;

@@ -104,15 +104,26 @@ struct wqe_comp_channel *wqe_create_comp_channel(struct wqe_context *ctx)
 	return &ch->pub;
 }
 
+void verbs_channel_ref(struct comp_channel *ch)
+{
+	pthread_mutex_lock(&ch->lock);
+	ch->pub.refcnt++;
+	pthread_mutex_unlock(&ch->lock);
+}
+
 int wqe_destroy_comp_channel(struct wqe_comp_channel *channel)
 {
 	struct comp_channel *ch;
+	int refs;
 
 	if (!channel)
 		return EINVAL;
-	if (channel->refcnt)
-		return EBUSY;
 	ch = channel_of(channel);
+	pthread_mutex_lock(&ch->lock);
+	refs = channel->refcnt;
+	pthread_mutex_unlock(&ch->lock);
+	if (refs)
+		return EBUSY;
 	/* Every CQ of the channel is gone, and its events with it. */
 	channel->context->nchannel--;
 	close(channel->fd);
@@ -246,7 +257,7 @@ int verbs_cq_detach(struct wqe_cq *cq)
 	ch->ev_count = kept;
 	if (cqc_disarm(&cq->cqc))
 		ch->narmed--;
-	pthread_mutex_unlock(&ch->lock);
 	ch->pub.refcnt--;
+	pthread_mutex_unlock(&ch->lock);
 	return 0;
 }

@@ -71,15 +71,17 @@ struct wqe_context {
 	struct verbs_qp_table *qps;
 	struct wqe_link *link;
 	struct link_port *port;
-	uint32_t next_pd;
-	uint32_t npd, nmr, ncq, nqp, nah, nchannel;
+	/* Atomic: commands of several threads create and destroy objects at
+	 * once (wqe/verbs.h, "Threading"). */
+	_Atomic uint32_t next_pd;
+	_Atomic uint32_t npd, nmr, ncq, nqp, nah, nchannel;
 	struct async_queue async;
 };
 
 struct wqe_pd {
 	struct wqe_context *context;
 	uint32_t handle;
-	uint32_t refs; /* MRs, QPs and AHs using it */
+	_Atomic uint32_t refs; /* MRs, QPs and AHs using it */
 };
 
 struct comp_channel;
@@ -88,7 +90,7 @@ struct wqe_cq {
 	struct wqe_context *context;
 	struct cqc cqc;
 	uint32_t ci;   /* software consumer counter */
-	uint32_t refs; /* QPs using it */
+	_Atomic uint32_t refs; /* QPs using it */
 	struct comp_channel *channel; /* NULL: created without one */
 	void *cq_context;
 	/* Events wqe_get_cq_event() returned and wqe_ack_cq_events()
@@ -126,6 +128,8 @@ static inline struct comp_channel *channel_of(struct wqe_comp_channel *ch)
 	return container_of(ch, struct comp_channel, pub);
 }
 
+/* One more CQ on @ch (its public refcnt, under its lock). */
+void verbs_channel_ref(struct comp_channel *ch);
 /* The engine's completion event handler of a CQ on a channel (event.c). */
 void verbs_cq_event(struct cqc *c);
 /* Before @cq is freed (event.c): EBUSY if an event of it that was taken
