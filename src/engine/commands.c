@@ -12,7 +12,6 @@
 
 #include "engine/nic.h"
 #include "engine/responder.h"
-#include "engine/rx.h"
 #include "engine/sched.h"
 #include "engine/services.h"
 
