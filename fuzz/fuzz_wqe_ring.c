@@ -80,7 +80,7 @@ struct side {
 	struct wqe_pd *pd, *pd2;
 	struct wqe_mr *mr[6];
 	unsigned nmr;
-	uint64_t drops0[16]; /* rx_drops when the input started */
+	uint64_t drops0[RX_DROP_COUNT]; /* rx_drops when the input started */
 	/* per input */
 	struct wqe_cq *cq;
 	struct wqe_qp *qp;
@@ -368,9 +368,9 @@ static void drain(struct side *s, const char *who)
 
 static void check_rx(const struct side *s, const char *who)
 {
-	uint64_t d[16];
+	uint64_t d[RX_DROP_COUNT];
 
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < RX_DROP_COUNT; i++)
 		d[i] = s->ctx->nic->rx_drops[i] - s->drops0[i];
 	if (d[RX_DROP_MALFORMED] || d[RX_DROP_BAD_ICRC] || d[RX_DROP_BAD_CSUM] ||
 	    d[RX_DROP_NOT_ROCE] || d[RX_DROP_BAD_TVER])
