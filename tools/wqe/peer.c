@@ -45,6 +45,7 @@ struct peer {
 	const char *role;
 	struct cli_addr local, remote;
 	struct wqe_context *ctx;
+	bool nic_thread;          /* the context's NIC runs on its own (WQE_NIC_MODE=thread) */
 	struct wqe_link *link;
 	struct wqe_pd *pd;
 	struct wqe_cq *scq, *rcq;
@@ -324,6 +325,12 @@ static int open_context(struct peer *p)
 	p->ctx = wqe_open_context(&ca);
 	if (!p->ctx)
 		return fail(p, "cannot open a context: %s", strerror(errno));
+	{
+		struct wqe_context_attr got;
+
+		p->nic_thread = wqe_query_context(p->ctx, &got) == 0 &&
+				got.nic_mode == WQE_NIC_THREAD;
+	}
 	p->link = wqe_link_udp_create(&uc);
 	if (!p->link)
 		return fail(p, "cannot bind UDP %s port 4791: %s%s", p->local.text, strerror(errno),
@@ -451,6 +458,13 @@ static int step(struct peer *p)
 	now = cli_now_ns();
 	if (now >= p->oob.deadline)
 		return fail(p, "timed out after %" PRIu32 " s", p->c.timeout);
+	if (p->nic_thread) {
+		/* The NIC thread takes the datagrams and runs the timers: wait
+		 * for an out-of-band byte, and look at the CQ again within a
+		 * millisecond. */
+		(void)poll(pf + 1, pf[1].fd >= 0 ? 1 : 0, 1);
+		return 0;
+	}
 	if (wqe_context_next_deadline(p->ctx, &t) == 1 && t < until)
 		until = t;
 	if (until <= now)
