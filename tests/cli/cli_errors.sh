@@ -118,4 +118,19 @@ done
 ex="$(dirname "$0")/../../examples/01-rdma-write.wqe"
 expect_rc 0 env WQE_FAST_PATH=0 "$WQE" run "$ex"
 expect_rc 0 env WQE_FAST_PATH=1 "$WQE" run "$ex"
+# WQE_NIC_MODE: a bad value is a usage error before any output; thread is
+# refused where a scenario runs (a virtual clock in the command's calls),
+# caller runs it
+for v in threads 1 ""; do
+	expect_rc 2 env WQE_NIC_MODE="$v" "$WQE" run "$ex"
+	expect_empty "$TMP/out"
+	expect_in "$TMP/err" "wqe: WQE_NIC_MODE='$v': expected caller"
+done
+for c in run demo; do
+	expect_rc 2 env WQE_NIC_MODE=thread "$WQE" $c "$ex"
+	expect_empty "$TMP/out"
+	expect_in "$TMP/err" "wqe $c: WQE_NIC_MODE=thread: scenarios run the NIC on a virtual clock"
+done
+expect_rc 0 env WQE_NIC_MODE=caller "$WQE" run "$ex"
+expect_rc 0 env WQE_NIC_MODE=thread "$WQE" sizes
 finish

@@ -107,6 +107,33 @@ static bool fast_path_env_ok(void)
 	return false;
 }
 
+/* WQE_NIC_MODE, checked the same way: "caller" or "thread" (any command),
+ * and not "thread" for the commands whose runs are the caller-driven NIC's
+ * by design (a scenario's virtual clock and exact trace: wqe run, wqe
+ * demo). */
+static bool nic_mode_env_ok(const char *cmd)
+{
+	const char *v = getenv("WQE_NIC_MODE");
+
+	if (!v || strcmp(v, "caller") == 0)
+		return true;
+	if (strcmp(v, "thread") != 0) {
+		fprintf(stderr,
+			"wqe: WQE_NIC_MODE='%s': expected caller (the NIC runs in the command's "
+			"calls, as when unset) or thread\n",
+			v);
+		return false;
+	}
+	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "demo") == 0) {
+		fprintf(stderr,
+			"wqe %s: WQE_NIC_MODE=thread: scenarios run the NIC on a virtual clock in "
+			"their own calls; unset it\n",
+			cmd);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_cmd *c;
@@ -131,7 +158,7 @@ int main(int argc, char **argv)
 		c->usage(stdout);
 		return CLI_OK;
 	}
-	if (!fast_path_env_ok())
+	if (!fast_path_env_ok() || !nic_mode_env_ok(c->name))
 		return CLI_USAGE;
 	return c->run(argc - 1, argv + 1);
 }
