@@ -88,7 +88,7 @@ struct eng_req {
  * the progress passes over the QP touch @doorbell to the end of req.msg,
  * the next 128 bytes, and one in-flight entry. The structure itself is
  * left at malloc's 16-byte alignment on purpose (see eng_alloc() in
- * nic.c), so these are three and two lines at best.
+ * commands.c), so these are three and two lines at best.
  */
 struct eng_qp {
 	struct eng_resp resp;

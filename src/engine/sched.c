@@ -42,7 +42,7 @@ static void nic_take_doorbells(struct nic *n)
 	for (uint32_t i = 0; i < n->ndb_pend; i++) {
 		const uint8_t *d = (const uint8_t *)&n->db_pend[i]->eng->doorbell;
 
-		/* Its two lines' worth (the static_assert above) cross a third
+		/* Its two lines' worth (commands.c's static_assert) cross a third
 		 * line unless the structure happens to be 64-byte aligned. */
 		__builtin_prefetch(d, 1);
 		__builtin_prefetch(d + 64, 1);
@@ -92,8 +92,6 @@ static void db_take(struct nic *n, const uint8_t val[8])
 	__builtin_prefetch((const uint8_t *)q + 64);
 	__builtin_prefetch((const uint8_t *)q + offsetof(struct qpc, qkey));
 }
-
-
 
 /*
  * The doorbell queue of a NIC_THREAD NIC (struct nic_db_queue): pushed by
@@ -319,15 +317,22 @@ void sched_wake(struct nic *n)
 	(void)w;
 }
 
+/* A NIC_THREAD doorbell: queued (or, the queue full, the overflow flag),
+ * then the thread woken if it sleeps. */
+static void db_ring(struct nic *n, uint8_t kind, uint32_t qpn, const uint8_t val[8])
+{
+	if (!dbq_push(n->thr.dbq, kind, qpn, val))
+		atomic_store_explicit(&n->thr.dbq->overflow, true, memory_order_seq_cst);
+	sched_wake(n);
+}
+
 void nic_doorbell(struct nic *n, const uint8_t val[8])
 {
 	if (n->mode == NIC_CALLER) {
 		db_take(n, val);
 		return;
 	}
-	if (!dbq_push(n->thr.dbq, NIC_DB_SQ, 0, val))
-		atomic_store_explicit(&n->thr.dbq->overflow, true, memory_order_seq_cst);
-	sched_wake(n);
+	db_ring(n, NIC_DB_SQ, 0, val);
 }
 
 void nic_rq_doorbell(struct nic *n, struct qpc *q)
@@ -339,11 +344,8 @@ void nic_rq_doorbell(struct nic *n, struct qpc *q)
 	/* The state the NIC published: a QP it moved to ERR a moment ago may
 	 * read as not yet in ERR, and then the flush waits for its next
 	 * doorbell or command, as a NIC's would. */
-	if (atomic_load_explicit(&q->state_pub, memory_order_relaxed) != WQE_QPS_ERR)
-		return;
-	if (!dbq_push(n->thr.dbq, NIC_DB_RQ, q->qpn, NULL))
-		atomic_store_explicit(&n->thr.dbq->overflow, true, memory_order_seq_cst);
-	sched_wake(n);
+	if (atomic_load_explicit(&q->state_pub, memory_order_relaxed) == WQE_QPS_ERR)
+		db_ring(n, NIC_DB_RQ, q->qpn, NULL);
 }
 
 /* How long the NIC thread goes on looking for work after its last work

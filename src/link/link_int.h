@@ -53,7 +53,7 @@ struct link_port {
 	 * readable while frames wait (written when a frame reaches an empty
 	 * queue while @armed, emptied when armed); -1 otherwise */
 	int efd;
-	bool armed; /* its NIC thread is about to sleep on @efd */
+	bool armed; /* its NIC thread is about to sleep on @efd (under the link lock) */
 };
 
 /* Frame buffers of LINK_FRAME_MAX bytes, recycled: after warm-up a link
@@ -71,7 +71,7 @@ void pool_fini(struct frame_pool *p);
 
 /* Datagrams the UDP link queues before one sendmmsg() sends them, and
  * datagrams one recvmmsg() reads. 64: what a QP's requester sends in one
- * progress pass (nic.c). */
+ * progress pass (engine/sched.c). */
 #define LINK_UDP_BATCH 64u
 
 struct udp_txq;

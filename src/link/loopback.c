@@ -40,6 +40,16 @@ static inline void loop_enqueue(struct link_port *to, uint8_t *buf, size_t len)
 	to->q[to->head % LINK_QUEUE].len = len;
 	to->head++;
 	to->link->stats.delivered++;
+	/* A threaded port whose NIC is about to sleep (mt_rx_arm()): this
+	 * frame wakes it. Never set on a link no NIC thread uses. */
+	if (__builtin_expect(to->armed, 0)) {
+		uint64_t one = 1;
+		ssize_t w;
+
+		to->armed = false;
+		w = write(to->efd, &one, sizeof(one));
+		(void)w; /* fails only at a count of 2^64 - 2 */
+	}
 }
 
 /* Queues a copy of @frame for the port whose MAC is the frame's destination. */
@@ -108,41 +118,15 @@ static void loop_rx_done(void *port)
 /*
  * The same, for a link a NIC thread uses (loop_make_mt()): each holds the
  * link's lock. A NIC thread about to sleep arms its port (mt_rx_arm()); the
- * next frame for an armed port writes its eventfd, which the thread sleeps
- * on. So a frame costs a system call only when it wakes a sleeper.
+ * next frame queued for an armed port writes its eventfd, which the thread
+ * sleeps on (loop_enqueue()). So a frame costs a system call only when it
+ * wakes a sleeper.
  */
-static void wake_if_empty(struct link_port *to)
-{
-	uint64_t one = 1;
-	ssize_t w;
-
-	if (to && to->armed) {
-		to->armed = false;
-		w = write(to->efd, &one, sizeof(one));
-		(void)w; /* fails only at a count of 2^64 - 2 */
-	}
-}
-
-/* The port a frame from @from goes to, as loop_route() will find it, for
- * wake_if_empty() (no counting). */
-static struct link_port *dest_of(struct link_port *from, const uint8_t *frame, size_t len)
-{
-	struct wqe_link *l = from->link;
-
-	if (len < 6 || len > LINK_FRAME_MAX)
-		return NULL;
-	for (uint32_t i = 0; i < LINK_MAX_PORTS; i++)
-		if (l->port[i].used && &l->port[i] != from && memeq6(l->port[i].mac, frame))
-			return &l->port[i];
-	return NULL;
-}
-
 static void mt_xmit(void *port, const uint8_t *frame, size_t len)
 {
 	struct link_port *from = port;
 
 	pthread_mutex_lock(&from->link->mu);
-	wake_if_empty(dest_of(from, frame, len));
 	loop_xmit(port, frame, len);
 	pthread_mutex_unlock(&from->link->mu);
 }
@@ -163,7 +147,6 @@ static void mt_xmit_buf(void *port, uint8_t *buf, size_t len)
 	struct link_port *from = port;
 
 	pthread_mutex_lock(&from->link->mu);
-	wake_if_empty(dest_of(from, buf, len));
 	loop_xmit_buf(port, buf, len);
 	pthread_mutex_unlock(&from->link->mu);
 }
