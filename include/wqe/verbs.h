@@ -295,6 +295,9 @@ struct wqe_cq_init_attr_ex {
  */
 WQE_API struct wqe_cq *wqe_create_cq_ex(struct wqe_context *ctx,
 					const struct wqe_cq_init_attr_ex *attr);
+/* The cq_context @cq was created with (NULL for a NULL @cq or one made by
+ * wqe_create_cq()). */
+WQE_API void *wqe_cq_context(const struct wqe_cq *cq);
 
 /*
  * Frees @cq. EBUSY (nothing freed) while a QP uses it, or while an event
@@ -467,6 +470,8 @@ WQE_API int wqe_destroy_qp(struct wqe_qp *qp);
 
 /* The QP number of @qp (24 bits, never 0 or 1). */
 WQE_API uint32_t wqe_qp_num(const struct wqe_qp *qp);
+/* The qp_context @qp was created with (NULL for a NULL @qp). */
+WQE_API void *wqe_qp_context(const struct wqe_qp *qp);
 
 /* Attribute mask bits of wqe_modify_qp() (values of enum ibv_qp_attr_mask). */
 enum wqe_qp_attr_mask {

@@ -98,6 +98,11 @@ static void fill_wc(struct wqe_qp *qp, const struct cqe *e, struct wqe_wc *wc)
 	wc->sl = e->sl;
 }
 
+void *wqe_cq_context(const struct wqe_cq *cq)
+{
+	return cq ? cq->cq_context : NULL;
+}
+
 int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc)
 {
 	const struct wqe_context *ctx;

@@ -220,6 +220,11 @@ uint32_t wqe_qp_num(const struct wqe_qp *qp)
 	return qp ? qp->qpc.qpn : 0;
 }
 
+void *wqe_qp_context(const struct wqe_qp *qp)
+{
+	return qp ? qp->qp_context : NULL;
+}
+
 static int check_values(const struct wqe_qp *qp, const struct wqe_qp_attr *a, unsigned int m)
 {
 	const struct wqe_context *ctx = qp->context;
