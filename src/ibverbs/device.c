@@ -4,20 +4,18 @@
  * context with its NIC on a thread and a UDP link on port 4791 of that
  * address; the device list, opening and closing, and the queries.
  */
-#define _GNU_SOURCE /* struct ifreq, getifaddrs() */
+#define _GNU_SOURCE /* IP_MTU */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "ibverbs/ibv_int.h"
+#include "wqe/wire.h"
 
 #undef ibv_get_device_list
 #undef ibv_query_port
@@ -31,39 +29,26 @@ static struct wi_device table[WI_MAX_DEVICES];
 static int ndevices;
 static enum wqe_format table_format = WQE_FORMAT_MLX5;
 
-/* The interface MTU of the interface holding @addr (0: not found). */
+/* The MTU of the path to @ss, the local address (the interface that holds
+ * it, or for an address of 127/8 not assigned to one, the loopback route):
+ * a UDP socket connected to it, IP_MTU. 0 if unknown. */
 static unsigned if_mtu_of(const struct sockaddr_storage *ss)
 {
-	struct ifaddrs *ifs, *i;
-	unsigned mtu = 0;
+	socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
+						 : sizeof(struct sockaddr_in6);
+	struct sockaddr_storage to = *ss;
+	int fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), mtu = 0;
+	socklen_t ml = sizeof(mtu);
 
-	if (getifaddrs(&ifs))
+	if (fd < 0)
 		return 0;
-	for (i = ifs; i && !mtu; i = i->ifa_next) {
-		struct ifreq r;
-		int fd;
-
-		if (!i->ifa_addr || i->ifa_addr->sa_family != ss->ss_family)
-			continue;
-		if (ss->ss_family == AF_INET &&
-		    ((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr.s_addr !=
-			((const struct sockaddr_in *)(const void *)ss)->sin_addr.s_addr)
-			continue;
-		if (ss->ss_family == AF_INET6 &&
-		    memcmp(&((const struct sockaddr_in6 *)(const void *)i->ifa_addr)->sin6_addr,
-			   &((const struct sockaddr_in6 *)(const void *)ss)->sin6_addr, 16))
-			continue;
-		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		memset(&r, 0, sizeof(r));
-		snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->ifa_name);
-		if (!ioctl(fd, SIOCGIFMTU, &r) && r.ifr_mtu > 0)
-			mtu = (unsigned)r.ifr_mtu;
-		close(fd);
-	}
-	freeifaddrs(ifs);
-	return mtu;
+	((struct sockaddr_in *)(void *)&to)->sin_port = htons(WQE_ROCEV2_PORT);
+	if (connect(fd, (struct sockaddr *)&to, len) ||
+	    getsockopt(fd, ss->ss_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
+		       ss->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu, &ml))
+		mtu = 0;
+	close(fd);
+	return mtu > 0 ? (unsigned)mtu : 0;
 }
 
 /* As rxe: the largest IB MTU that fits the interface's with the RoCEv2
@@ -222,6 +207,14 @@ static int dev_up(struct wi_device *d)
 
 	if (d->opens++)
 		return 0;
+	/* wqe_open_context() would take WQE_NIC_MODE over the attribute: the
+	 * drop-in's devices run their NIC on a thread, as hardware does. */
+	if (getenv("WQE_NIC_MODE") && strcmp(getenv("WQE_NIC_MODE"), "thread")) {
+		fprintf(stderr, "wqe: WQE_NIC_MODE=%s: the drop-in's NIC runs on a thread; unset it\n",
+			getenv("WQE_NIC_MODE"));
+		d->opens = 0;
+		return EINVAL;
+	}
 	memset(&a, 0, sizeof(a));
 	a.format = table_format;
 	a.checks = WQE_CHECKS_AT_POST;

@@ -46,6 +46,8 @@ int cmd_dissect(int argc, char **argv);
 void usage_dissect(FILE *f);
 int cmd_peer(int argc, char **argv);
 void usage_peer(FILE *f);
+int cmd_exec(int argc, char **argv);
+void usage_exec(FILE *f);
 
 /* wqe peer's out-of-band channel (peer_oob.c). */
 

@@ -31,6 +31,8 @@ static const struct cli_cmd commands[] = {
 	 usage_dissect},
 	{"peer", "one RoCEv2 endpoint per process over UDP, perftest style", cmd_peer,
 	 usage_peer},
+	{"exec", "run an unmodified verbs program on wqe's drop-in libibverbs", cmd_exec,
+	 usage_exec},
 	{"version", "print the version", cmd_version, usage_version},
 	{"help", "list the commands, or show one command's help", cmd_help, usage_help},
 };
