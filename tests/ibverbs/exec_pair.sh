@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: MIT
+# Debian's unmodified verbs binaries (ibverbs-utils, perftest) run through
+# `wqe exec`, two processes on two addresses of 127/8 (no root):
+#   exec_pair.sh WQE CASE
+# CASE names one program and its options (the list at the bottom). Both
+# sides must exit 0 with their usual report; the capture of each side must
+# have every ICRC right (scapy: tests/wire/roce_scapy.py) and the opcodes
+# the program's operation puts on the wire (tshark: check_capture.py). A
+# missing program, scapy or tshark fails the test.
+. "$(dirname "$0")/../cli/lib.sh"
+CASE=${2:?usage: $0 WQE CASE}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=${WQE_PYTHON:-/usr/bin/python3}
+
+# 127.X.Y.21 and .22 and a TCP port from this shell's pid, as
+# tests/udp/peer_lo.sh: parallel runs never meet.
+X=$((16 + ($$ >> 8) % 200))
+Y=$(($$ & 255))
+S=127.$X.$Y.21
+C=127.$X.$Y.22
+PORT=$((20000 + ($$ * 7) % 20000))
+SERVER=
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP
+
+# wqe exec within 120 s, with the sanitizers' runtime preloaded in a
+# sanitized build (WQE_TEST_PRELOAD): the programs are not built with it,
+# the drop-in is.
+wexec() {
+	if [ -n "${WQE_TEST_PRELOAD:-}" ]; then
+		timeout 120 env LD_PRELOAD="$WQE_TEST_PRELOAD" \
+			ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$WQE" exec "$@"
+	else
+		timeout 120 "$WQE" exec "$@"
+	fi
+}
+
+need() {
+	command -v "$1" >/dev/null || { fail "$1 is not installed (Debian: $2)"; finish; exit 1; }
+}
+
+# wait_listen PORT: until a TCP socket listens on PORT (at most 20 s).
+wait_listen() {
+	for _ in $(seq 200); do
+		ss -Htln "sport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	fail "nothing listens on TCP port $1"
+	return 1
+}
+
+# pair "OPCODES" PROGRAM ARGS...: the server on $S, the client on $C
+# connecting to it; the program gets ARGS on both sides, the client also
+# the server's address (last, as the pingpongs and perftest take it).
+pair() {
+	local ops=$1 prog=$2 src
+	shift 2
+	need "$prog" "ibverbs-utils or perftest"
+	wexec --local "$S" --pcap "$TMP/server.pcap" -- "$prog" "$@" \
+		>"$TMP/server.out" 2>&1 &
+	SERVER=$!
+	wait_listen "$PORT"
+	expect_rc 0 wexec --local "$C" --pcap "$TMP/client.pcap" -- \
+		"$prog" "$@" "$S"
+	cp "$TMP/out" "$TMP/client.out"
+	cat "$TMP/err" >>"$TMP/client.out"
+	wait "$SERVER"
+	src=$?
+	SERVER=
+	CHECKS=$((CHECKS + 1))
+	[ "$src" -eq 0 ] || { fail "server: exit $src"; sed 's/^/  server: /' "$TMP/server.out" | tail -8 >&2; }
+	[ "${FAILS}" -eq 0 ] || sed 's/^/  client: /' "$TMP/client.out" | tail -8 >&2
+	for side in server client; do
+		expect_rc 0 "$PY" "$HERE/../wire/roce_scapy.py" "$TMP/$side.pcap"
+		expect_re "$TMP/out" "^[0-9]+ frames, [0-9]+ RoCEv2, 0 bad$"
+		# shellcheck disable=SC2086
+		expect_rc 0 "$PY" "$HERE/check_capture.py" "$TMP/$side.pcap" $ops
+		[ -s "$TMP/out" ] && sed 's/^/  /' "$TMP/out" >&2
+	done
+}
+
+# The pingpongs' report: the same on both sides.
+pingpong_ok() {
+	for side in server client; do
+		expect_re "$TMP/$side.out" "^[0-9]+ bytes in [0-9.]+ seconds = "
+		expect_re "$TMP/$side.out" "^[0-9]+ iters in [0-9.]+ seconds = "
+	done
+}
+
+# perftest's report: a result line under its header on both sides (the
+# bandwidth tests report on both; the latency tests on the client).
+perftest_ok() {
+	expect_re "$TMP/client.out" "$1"
+	expect_re "$TMP/client.out" "^ *[0-9]+ +[0-9]+ +[0-9.]+"
+	expect_re "$TMP/server.out" "$1"
+}
+
+# BTH opcodes (IBTA table 38): RC 0-2 SEND first, middle, last, 4 SEND_ONLY, 6-10 RDMA WRITE, 12 READ
+# request, 16 READ response only, 17 ACK, 18 ATOMIC ACK, 19 CMP_SWP, 20
+# FETCH_ADD; UC 32-34 SEND first, middle, last, 36 SEND_ONLY; UD 100 SEND_ONLY.
+case $CASE in
+devinfo)
+	need ibv_devinfo ibverbs-utils
+	expect_rc 0 wexec --local "$S" -- ibv_devinfo -v
+	expect_re "$TMP/out" "^hca_id:[[:space:]]+wqe0$"
+	expect_re "$TMP/out" "transport:[[:space:]]+InfiniBand \(0\)"
+	expect_re "$TMP/out" "state:[[:space:]]+PORT_ACTIVE \(4\)"
+	expect_re "$TMP/out" "active_mtu:[[:space:]]+4096 \(5\)"
+	expect_re "$TMP/out" "port_lid:[[:space:]]+0$"
+	expect_re "$TMP/out" "link_layer:[[:space:]]+Ethernet"
+	expect_re "$TMP/out" "GID\[  0\]:[[:space:]]+::ffff:$S, RoCE v2"
+	expect_re "$TMP/out" "atomic_cap:[[:space:]]+ATOMIC_HCA"
+	;;
+devices)
+	need ibv_devices ibverbs-utils
+	expect_rc 0 wexec --local "$S" --local "$C" -- ibv_devices
+	expect_re "$TMP/out" "^[[:space:]]+wqe0[[:space:]]+02007[0-9a-f]{11}$"
+	expect_re "$TMP/out" "^[[:space:]]+wqe1[[:space:]]+02007[0-9a-f]{11}$"
+	expect_rc 0 wexec --local "$S" --local "$C" -- ibv_devinfo -l
+	expect_in "$TMP/out" "2 HCAs found:"
+	;;
+rc) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
+rc_64k) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -s 65536 -n 200 && pingpong_ok ;;
+rc_events) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -e -c && pingpong_ok ;;
+uc) pair "32 33 34" ibv_uc_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
+ud) pair "100" ibv_ud_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
+srq) pair "4 17" ibv_srq_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
+write_bw) pair "6 7 8 17" ib_write_bw -F -p "$PORT" -n 50 && perftest_ok "BW peak" ;;
+write_bw_q4) pair "6 7 8 17" ib_write_bw -F -p "$PORT" -n 25 -q 4 && perftest_ok "BW peak" ;;
+read_bw) pair "12 13 14 15" ib_read_bw -F -p "$PORT" -n 50 && perftest_ok "BW peak" ;;
+send_bw_rc) pair "0 1 2 17" ib_send_bw -F -p "$PORT" -n 50 -c RC && perftest_ok "BW peak" ;;
+send_bw_uc) pair "36" ib_send_bw -F -p "$PORT" -n 200 -c UC -s 4096 && perftest_ok "BW peak" ;;
+send_bw_ud) pair "100" ib_send_bw -F -p "$PORT" -n 200 -c UD -s 2048 && perftest_ok "BW peak" ;;
+atomic_bw) pair "20 18" ib_atomic_bw -F -p "$PORT" -n 200 && perftest_ok "BW peak" ;;
+write_lat) pair "10" ib_write_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" ;;
+read_lat) pair "12 16" ib_read_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" ;;
+send_lat) pair "4" ib_send_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" ;;
+atomic_lat) pair "20 18" ib_atomic_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" ;;
+*)
+	fail "unknown case $CASE"
+	;;
+esac
+finish
