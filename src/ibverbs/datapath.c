@@ -279,6 +279,7 @@ static void wr_start(struct ibv_qp_ex *qp)
 	pthread_spin_lock(&q->sq_lock);
 	q->nwr = 0;
 	q->wr_err = 0;
+	q->inl_used = 0;
 }
 
 static int wr_complete(struct ibv_qp_ex *qp)
@@ -415,24 +416,31 @@ static void wr_set_sge(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr, uint3
 	wr_set_sge_list(qp, 1, &s);
 }
 
-/* Inline data: the WQE is written at ibv_wr_complete(), so the bytes are
- * only referenced until then, which ibv_wr_set_inline_data() allows (the
- * buffer may be reused once the call that posts returns). */
+/* Inline data: copied now, as ibv_wr_set_inline_data(3) promises (the
+ * buffer may be reused when the call returns); the WQE is written at
+ * ibv_wr_complete() from the copy. */
 static void wr_set_inline_data_list(struct ibv_qp_ex *qp, size_t num_buf,
 				    const struct ibv_data_buf *buf)
 {
 	struct wi_qp *q = qpx(qp);
 	struct wqe_send_wr *w = wr_cur(qp);
+	size_t total = 0;
 
 	if (!w)
 		return;
-	if (num_buf > WI_WR_SGES) {
-		q->wr_err = EINVAL;
+	for (size_t i = 0; i < num_buf; i++)
+		total += buf[i].length;
+	if (num_buf > WI_WR_SGES || total > WI_WR_INLINE - q->inl_used) {
+		q->wr_err = num_buf > WI_WR_SGES ? EINVAL : ENOMEM;
 		return;
 	}
-	for (size_t i = 0; i < num_buf; i++)
+	for (size_t i = 0; i < num_buf; i++) {
+		memcpy(q->inl + q->inl_used, buf[i].addr, buf[i].length);
 		q->sge[q->nwr - 1][i] = (struct wqe_sge){
-		    .addr = (uint64_t)(uintptr_t)buf[i].addr, .length = (uint32_t)buf[i].length};
+		    .addr = (uint64_t)(uintptr_t)(q->inl + q->inl_used),
+		    .length = (uint32_t)buf[i].length};
+		q->inl_used += (uint32_t)buf[i].length;
+	}
 	w->sg_list = q->sge[q->nwr - 1];
 	w->num_sge = (int)num_buf;
 	w->send_flags |= WQE_SEND_INLINE;
@@ -477,8 +485,9 @@ static int ctx_query_device(struct ibv_context *context, struct ibv_device_attr 
 static int ctx_query_port(struct ibv_context *context, uint8_t port_num,
 			  struct _compat_ibv_port_attr *attr)
 {
+	/* rdma-core's _compat_ibv_port_attr: the fields up to flags */
 	return wi_query_port(context, port_num, (struct ibv_port_attr *)(void *)attr,
-			     offsetof(struct ibv_port_attr, flags));
+			     offsetof(struct ibv_port_attr, flags) + 1);
 }
 
 void wi_fill_ops(struct wi_context *c)

@@ -4,13 +4,16 @@
  * context with its NIC on a thread and a UDP link on port 4791 of that
  * address; the device list, opening and closing, and the queries.
  */
-#define _GNU_SOURCE /* IP_MTU */
+#define _GNU_SOURCE /* IP_MTU, struct ifreq, getifaddrs() */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -29,23 +32,44 @@ static struct wi_device table[WI_MAX_DEVICES];
 static int ndevices;
 static enum wqe_format table_format = WQE_FORMAT_MLX5;
 
-/* The MTU of the path to @ss, the local address (the interface that holds
- * it, or for an address of 127/8 not assigned to one, the loopback route):
- * a UDP socket connected to it, IP_MTU. 0 if unknown. */
+/* The MTU of the interface that holds @ss (what rxe takes from its
+ * netdev); for an address no interface holds (127.0.0.2 and the rest of
+ * 127/8, which Linux answers on lo), the route's: a UDP socket connected
+ * to it, IP_MTU. 0 if unknown. */
 static unsigned if_mtu_of(const struct sockaddr_storage *ss)
 {
 	socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
 						 : sizeof(struct sockaddr_in6);
 	struct sockaddr_storage to = *ss;
+	struct ifaddrs *ifs = NULL;
 	int fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), mtu = 0;
 	socklen_t ml = sizeof(mtu);
 
 	if (fd < 0)
 		return 0;
+	if (!getifaddrs(&ifs)) {
+		for (struct ifaddrs *i = ifs; i && !mtu; i = i->ifa_next) {
+			struct ifreq r;
+
+			if (!i->ifa_addr || i->ifa_addr->sa_family != ss->ss_family ||
+			    (ss->ss_family == AF_INET &&
+			     memcmp(&((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr,
+				    &((const struct sockaddr_in *)(const void *)ss)->sin_addr, 4)) ||
+			    (ss->ss_family == AF_INET6 &&
+			     memcmp(&((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr,
+				    &((const struct sockaddr_in6 *)(const void *)ss)->sin6_addr, 16)))
+				continue;
+			memset(&r, 0, sizeof(r));
+			snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->ifa_name);
+			if (!ioctl(fd, SIOCGIFMTU, &r) && r.ifr_mtu > 0)
+				mtu = r.ifr_mtu;
+		}
+		freeifaddrs(ifs);
+	}
 	((struct sockaddr_in *)(void *)&to)->sin_port = htons(WQE_ROCEV2_PORT);
-	if (connect(fd, (struct sockaddr *)&to, len) ||
-	    getsockopt(fd, ss->ss_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
-		       ss->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu, &ml))
+	if (!mtu && (connect(fd, (struct sockaddr *)&to, len) ||
+		     getsockopt(fd, ss->ss_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
+				ss->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu, &ml)))
 		mtu = 0;
 	close(fd);
 	return mtu > 0 ? (unsigned)mtu : 0;
@@ -86,16 +110,24 @@ static int add_device(const char *a)
 		return -1;
 	}
 	snprintf(d->addr, sizeof(d->addr), "%s", a);
-	/* A locally administered MAC and an EUI-64 GUID from the address's
-	 * last four bytes, so two devices of a host differ. */
-	d->mac[0] = 0x02;
-	d->mac[1] = 0x00;
-	memcpy(d->mac + 2, d->gid.raw + 12, 4);
+	/* A locally administered MAC and an EUI-64 GUID from the address: its
+	 * four bytes for IPv4, a hash of its sixteen for IPv6, so two devices of
+	 * a host differ. */
 	{
-		uint8_t g[8] = {0x02, 0x00, 0x00, 0xff, 0xfe, 0, 0, 0};
+		uint8_t k[4], g[8] = {0x02, 0, 0, 0xff, 0xfe, 0, 0, 0};
+		uint32_t h = 2166136261u; /* FNV-1a */
 
-		memcpy(g + 5, d->gid.raw + 13, 3);
-		g[2] = d->gid.raw[12];
+		for (int i = 0; i < 16; i++)
+			h = (h ^ d->gid.raw[i]) * 16777619u;
+		if (ss.ss_family == AF_INET)
+			memcpy(k, d->gid.raw + 12, 4);
+		else
+			memcpy(k, &h, 4);
+		d->mac[0] = 0x02;
+		d->mac[1] = 0x00;
+		memcpy(d->mac + 2, k, 4);
+		g[2] = k[0];
+		memcpy(g + 5, k + 1, 3);
 		memcpy(&d->guid, g, 8);
 	}
 	d->active_mtu = mtu_for(if_mtu_of(&ss));
@@ -322,7 +354,7 @@ int ibv_close_device(struct ibv_context *context)
 		for (; o != &c->objs; o = next) {
 			next = o->next;
 			if (o->kind == (enum wi_kind)k)
-				wi_destroy_obj(o);
+				wi_destroy_obj(o, true);
 		}
 	}
 	pthread_mutex_lock(&wi_lock);
@@ -412,7 +444,7 @@ int wi_query_device_ex(struct ibv_context *context, const struct ibv_query_devic
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	fill_device_attr(wi_ctx(context)->dev, &a.orig_attr);
-	a.max_dm_size = 0;
+	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	return 0;
 }
@@ -457,9 +489,9 @@ int wi_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port
 int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 		   struct _compat_ibv_port_attr *port_attr)
 {
-	/* the old, shorter layout: everything up to flags */
+	/* rdma-core's _compat_ibv_port_attr: the fields up to flags */
 	return wi_query_port(context, port_num, (struct ibv_port_attr *)(void *)port_attr,
-			     offsetof(struct ibv_port_attr, flags));
+			     offsetof(struct ibv_port_attr, flags) + 1);
 }
 
 int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
@@ -532,9 +564,9 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __b
 
 int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 {
-	if (!context || port_num != 1)
-		return -EINVAL;
-	return (ntohs(pkey) & 0x7fff) == 0x7fff ? 0 : -ENOENT;
+	if (!context || port_num != 1 || ntohs(pkey) != 0xffff)
+		return -1; /* the one entry is 0xffff */
+	return 0;
 }
 
 /* No sysfs: the files a program reads about a device, given from what the
@@ -562,14 +594,12 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t siz
 	}
 	if (!val)
 		return -1;
-	snprintf(buf, size, "%s\n", val);
-	return (int)(strlen(buf) < size ? strlen(buf) : size - 1);
+	/* as rdma-core: the file's text without its newline */
+	snprintf(buf, size, "%s", val);
+	return (int)strlen(buf);
 }
 
-int ibv_get_sysfs_path(char *buf, size_t size)
+const char *ibv_get_sysfs_path(void)
 {
-	if (!buf || !size)
-		return -1;
-	snprintf(buf, size, "/sys");
-	return 0;
+	return "/sys";
 }

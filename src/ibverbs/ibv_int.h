@@ -84,6 +84,9 @@ struct wi_cq {
 	struct wi_obj obj;
 	struct wqe_cq *w;
 	pthread_spinlock_t lock; /* the data path: libibverbs' is thread-safe */
+	/* events returned (under cq.mutex): ibv_destroy_cq() waits until
+	 * comp_events_completed and async_events_completed reach them */
+	unsigned int comp_delivered, async_delivered;
 	struct wqe_wc cur;       /* ibv_start_poll()'s current completion */
 	bool polling;            /* between start_poll() and end_poll() */
 };
@@ -97,6 +100,7 @@ struct wi_ah {
 /* ibv_wr_*() build requests here until ibv_wr_complete(). */
 #define WI_WR_BATCH 64u
 #define WI_WR_SGES 16u
+#define WI_WR_INLINE 16384u
 
 struct wi_qp {
 	struct ibv_qp_ex qpx; /* qpx.qp_base is the classic ibv_qp */
@@ -104,11 +108,15 @@ struct wi_qp {
 	struct wqe_qp *w;
 	pthread_spinlock_t sq_lock, rq_lock;
 	bool extended;        /* made by ibv_create_qp_ex() with send_ops_flags */
+	unsigned int async_delivered; /* as wi_cq's, against events_completed */
 	/* the ibv_wr_*() batch */
 	uint32_t nwr;
 	int wr_err;
 	struct wqe_send_wr wr[WI_WR_BATCH];
 	struct wqe_sge sge[WI_WR_BATCH][WI_WR_SGES];
+	/* inline data, copied when ibv_wr_set_inline_data*() is called */
+	uint32_t inl_used;
+	uint8_t inl[WI_WR_INLINE];
 };
 
 /* The lock over the device table's open counts and every object list
@@ -130,7 +138,7 @@ static inline struct wqe_context *wi_w(struct ibv_context *c)
 
 /* Exported by libibverbs, declared only in rdma-core's driver.h. */
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
-int ibv_get_sysfs_path(char *buf, size_t size);
+const char *ibv_get_sysfs_path(void);
 int ibv_dontfork_range(void *base, size_t size);
 int ibv_dofork_range(void *base, size_t size);
 
@@ -142,7 +150,8 @@ int wi_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port
 		  size_t len);
 struct ibv_cq_ex *wi_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *a);
 struct ibv_qp *wi_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a);
-int wi_destroy_obj(struct wi_obj *o);
+int wi_destroy_obj(struct wi_obj *o, bool closing);
+int wi_qp_free(struct wi_qp *q, bool closing);
 
 int wi_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 int wi_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);

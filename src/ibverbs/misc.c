@@ -99,7 +99,8 @@ const char *ibv_node_type_str(enum ibv_node_type node_type)
 	return (unsigned)node_type < NELEM(s) && s[node_type] ? s[node_type] : "unknown";
 }
 
-/* The static rates: IB multiples of 2.5 Gb/s, and Mb/s. */
+/* The static rates: IB multiples of 2.5 Gb/s (0: none, as rdma-core has
+ * it for the FDR and 25 Gb/s-lane rates), and Mb/s. */
 static const struct {
 	enum ibv_rate rate;
 	int mult, mbps;
@@ -110,11 +111,12 @@ static const struct {
     {IBV_RATE_60_GBPS, 24, 60000},    {IBV_RATE_80_GBPS, 32, 80000},
     {IBV_RATE_120_GBPS, 48, 120000},  {IBV_RATE_14_GBPS, 0, 14062},
     {IBV_RATE_56_GBPS, 0, 56250},     {IBV_RATE_112_GBPS, 0, 112500},
-    {IBV_RATE_168_GBPS, 0, 168750},   {IBV_RATE_25_GBPS, 10, 25781},
-    {IBV_RATE_100_GBPS, 40, 103125},  {IBV_RATE_200_GBPS, 80, 206250},
-    {IBV_RATE_300_GBPS, 120, 309375}, {IBV_RATE_28_GBPS, 11, 28125},
+    {IBV_RATE_168_GBPS, 0, 168750},   {IBV_RATE_25_GBPS, 0, 25781},
+    {IBV_RATE_100_GBPS, 0, 103125},   {IBV_RATE_200_GBPS, 0, 206250},
+    {IBV_RATE_300_GBPS, 0, 309375},   {IBV_RATE_28_GBPS, 11, 28125},
     {IBV_RATE_50_GBPS, 20, 53125},    {IBV_RATE_400_GBPS, 160, 425000},
-    {IBV_RATE_600_GBPS, 240, 637500},
+    {IBV_RATE_600_GBPS, 240, 637500}, {IBV_RATE_800_GBPS, 320, 850000},
+    {IBV_RATE_1200_GBPS, 480, 1275000},
 };
 
 int ibv_rate_to_mult(enum ibv_rate rate)
@@ -181,9 +183,9 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr 
 	struct wqe_ah_attr a;
 
 	if (!context || !attr || !eth_mac || !vid)
-		return EINVAL;
+		return -EINVAL;
 	if (wi_ah_attr_in(wi_ctx(context)->dev, attr, &a))
-		return EINVAL;
+		return -EINVAL; /* rdma-core's convention here: a negative errno */
 	memcpy(eth_mac, a.dmac, 6);
 	*vid = 0xffff; /* no VLAN */
 	return 0;

@@ -248,10 +248,34 @@ struct ibv_cq_ex *wi_create_cq_ex(struct ibv_context *context, struct ibv_cq_ini
 	return &cq->cq;
 }
 
-static int cq_free(struct wi_cq *cq)
+/* As libibverbs: the events of @cq returned to the program are
+ * acknowledged first, waited for (or, when the device closes, taken as
+ * acknowledged: nobody is left to acknowledge them). */
+static void cq_settle(struct wi_cq *cq, bool closing)
+{
+	struct ibv_cq *c = ibv_cq_ex_to_cq(&cq->cq);
+
+	pthread_mutex_lock(&c->mutex);
+	while (!closing && (c->comp_events_completed != cq->comp_delivered ||
+			    c->async_events_completed != cq->async_delivered))
+		pthread_cond_wait(&c->cond, &c->mutex);
+	if (c->comp_events_completed != cq->comp_delivered)
+		wqe_ack_cq_events(cq->w, cq->comp_delivered - c->comp_events_completed);
+	if (c->async_events_completed != cq->async_delivered) {
+		struct wqe_async_event e = {.element.cq = cq->w, .event_type = WQE_EVENT_CQ_ERR};
+
+		wqe_ack_async_event(&e);
+	}
+	pthread_mutex_unlock(&c->mutex);
+}
+
+static int cq_free(struct wi_cq *cq, bool closing)
 {
 	struct ibv_comp_channel *ch = cq->cq.channel;
-	int err = wqe_destroy_cq(cq->w);
+	int err;
+
+	cq_settle(cq, closing);
+	err = wqe_destroy_cq(cq->w);
 
 	if (err)
 		return err;
@@ -267,7 +291,7 @@ static int cq_free(struct wi_cq *cq)
 
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
-	return cq ? cq_free((struct wi_cq *)(void *)cq) : EINVAL;
+	return cq ? cq_free((struct wi_cq *)(void *)cq, false) : EINVAL;
 }
 
 int ibv_resize_cq(struct ibv_cq *cq, int cqe)
@@ -292,6 +316,9 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 	c = wctx;
 	*cq = ibv_cq_ex_to_cq(&c->cq);
 	*cq_context = c->cq.cq_context;
+	pthread_mutex_lock(&(*cq)->mutex);
+	c->comp_delivered++;
+	pthread_mutex_unlock(&(*cq)->mutex);
 	return 0;
 }
 
@@ -390,9 +417,24 @@ int ibv_destroy_ah(struct ibv_ah *ah)
 	return 0;
 }
 
+/* An IPv4 header with a right checksum at @h (20 bytes, no options): how
+ * rdma-core tells a RoCEv2-over-IPv4 GRH from an IPv6 one. */
+static bool is_ipv4_hdr(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	if (h[0] != 0x45)
+		return false;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
 /* The address back to a UD sender, from the GRH the NIC put at the start of
- * the receive buffer (for RoCEv2 over IPv4, the IPv4 header in its last 20
- * bytes, as rdma-core reads it). */
+ * the receive buffer: for RoCEv2 over IPv4 the IPv4 header in its last 20
+ * bytes, else the IPv6 header (as rdma-core reads it). */
 int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
 			struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
 {
@@ -402,26 +444,35 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ib
 		errno = EINVAL;
 		return -1;
 	}
-	if (!(wc->wc_flags & IBV_WC_GRH)) {
-		errno = ENOENT; /* RoCE: the sender is known only by its GRH */
-		return -1;
-	}
 	memset(ah_attr, 0, sizeof(*ah_attr));
-	ah_attr->is_global = 1;
 	ah_attr->port_num = port_num;
 	ah_attr->sl = wc->sl;
-	if ((g[20] >> 4) == 4) { /* IPv4 header at bytes 20..39 */
+	ah_attr->dlid = wc->slid;
+	ah_attr->src_path_bits = wc->dlid_path_bits;
+	if (!(wc->wc_flags & IBV_WC_GRH))
+		return 0; /* as rdma-core: no GRH, no global address */
+	ah_attr->is_global = 1;
+	ah_attr->grh.sgid_index = 0;
+	if (is_ipv4_hdr(g + 20)) {
 		ah_attr->grh.dgid.raw[10] = ah_attr->grh.dgid.raw[11] = 0xff;
 		memcpy(ah_attr->grh.dgid.raw + 12, g + 20 + 12, 4);
-		ah_attr->grh.hop_limit = 0xff;
+		ah_attr->grh.hop_limit = g[20 + 8];
 		ah_attr->grh.traffic_class = g[21];
-	} else {
+	} else if ((g[0] >> 4) == 6) {
+		uint32_t vtf = ntohl(grh->version_tclass_flow);
+
 		memcpy(ah_attr->grh.dgid.raw, grh->sgid.raw, 16);
-		ah_attr->grh.flow_label = ntohl(grh->version_tclass_flow) & 0xfffff;
-		ah_attr->grh.hop_limit = 0xff;
-		ah_attr->grh.traffic_class = (uint8_t)(ntohl(grh->version_tclass_flow) >> 20);
+		ah_attr->grh.flow_label = vtf & 0xfffff;
+		ah_attr->grh.hop_limit = grh->hop_limit;
+		ah_attr->grh.traffic_class = (uint8_t)(vtf >> 20);
+	} else {
+		errno = EPROTOTYPE; /* neither IPv4 nor IPv6 */
+		return -1;
 	}
-	ah_attr->grh.sgid_index = 0;
+	if (ah_attr->grh.dgid.raw[0] == 0xff) {
+		errno = ENOTSUP; /* a multicast sender: no reply address */
+		return -1;
+	}
 	return 0;
 }
 
@@ -459,10 +510,16 @@ int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *eve
 		struct wi_cq *c = wqe_cq_context(e.element.cq);
 
 		event->element.cq = ibv_cq_ex_to_cq(&c->cq);
+		pthread_mutex_lock(&event->element.cq->mutex);
+		c->async_delivered++;
+		pthread_mutex_unlock(&event->element.cq->mutex);
 	} else {
 		struct wi_qp *q = wqe_qp_context(e.element.qp);
 
 		event->element.qp = &q->qpx.qp_base;
+		pthread_mutex_lock(&event->element.qp->mutex);
+		q->async_delivered++;
+		pthread_mutex_unlock(&event->element.qp->mutex);
 	}
 	return 0;
 }
@@ -496,12 +553,12 @@ void ibv_ack_async_event(struct ibv_async_event *event)
 	}
 }
 
-int wi_destroy_obj(struct wi_obj *o)
+int wi_destroy_obj(struct wi_obj *o, bool closing)
 {
 	switch (o->kind) {
 	case WI_QP:
-		return ibv_destroy_qp(&((struct wi_qp *)(void *)((char *)o - offsetof(struct wi_qp, obj)))
-					   ->qpx.qp_base);
+		return wi_qp_free((struct wi_qp *)(void *)((char *)o - offsetof(struct wi_qp, obj)),
+				  closing);
 	case WI_SRQ:
 		return EINVAL;
 	case WI_AH:
@@ -511,7 +568,8 @@ int wi_destroy_obj(struct wi_obj *o)
 		return ibv_dereg_mr(
 		    &((struct wi_mr *)(void *)((char *)o - offsetof(struct wi_mr, obj)))->mr);
 	case WI_CQ:
-		return cq_free((struct wi_cq *)(void *)((char *)o - offsetof(struct wi_cq, obj)));
+		return cq_free((struct wi_cq *)(void *)((char *)o - offsetof(struct wi_cq, obj)),
+			       closing);
 	case WI_CHANNEL:
 		return ibv_destroy_comp_channel(
 		    &((struct wi_channel *)(void *)((char *)o - offsetof(struct wi_channel, obj)))

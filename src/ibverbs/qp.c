@@ -137,13 +137,29 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	return q && q->extended ? &q->qpx : NULL;
 }
 
-int ibv_destroy_qp(struct ibv_qp *qp)
+/* As cq_settle(): the QP's returned async events acknowledged first. */
+static void qp_settle(struct wi_qp *q, bool closing)
 {
-	struct wi_qp *q = (struct wi_qp *)(void *)qp;
+	struct ibv_qp *qp = &q->qpx.qp_base;
+
+	pthread_mutex_lock(&qp->mutex);
+	while (!closing && qp->events_completed != q->async_delivered)
+		pthread_cond_wait(&qp->cond, &qp->mutex);
+	pthread_mutex_unlock(&qp->mutex);
+	/* at close, each type's unacknowledged event is acknowledged */
+	for (int t = WQE_EVENT_QP_FATAL; closing && t <= WQE_EVENT_SQ_DRAINED; t++) {
+		struct wqe_async_event e = {.element.qp = q->w, .event_type = (enum wqe_event_type)t};
+
+		wqe_ack_async_event(&e);
+	}
+}
+
+int wi_qp_free(struct wi_qp *q, bool closing)
+{
+	struct ibv_qp *qp = &q->qpx.qp_base;
 	int err;
 
-	if (!qp)
-		return EINVAL;
+	qp_settle(q, closing);
 	err = wqe_destroy_qp(q->w);
 	if (err)
 		return err;
@@ -154,6 +170,11 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	pthread_cond_destroy(&qp->cond);
 	free(q);
 	return 0;
+}
+
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	return qp ? wi_qp_free((struct wi_qp *)(void *)qp, false) : EINVAL;
 }
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
@@ -213,6 +234,7 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		return err;
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = (enum ibv_qp_state)a.qp_state;
+	qp->state = attr->qp_state; /* as rdma-core */
 	attr->cur_qp_state = (enum ibv_qp_state)a.qp_state;
 	attr->path_mtu = (enum ibv_mtu)a.path_mtu;
 	attr->path_mig_state = IBV_MIG_MIGRATED;
