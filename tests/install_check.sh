@@ -30,4 +30,14 @@ out=$("$dir/use")
 [ "$out" = "mlx5 28" ] || { echo "unexpected output: $out"; exit 1; }
 test -x "$dir/prefix/bin/wqe"
 "$dir/prefix/bin/wqe" version >/dev/null
-echo "1 passed, 0 failed"
+# --cflags names wqe's headers only, not its libraries' (libpcap's dbus)
+cflags=$(pkg-config --cflags wqe | sed "s/ *$//")
+[ "$cflags" = "-I$dir/prefix/lib/pkgconfig/../../include" ] ||
+	{ echo "pkg-config --cflags wqe: $cflags"; exit 1; }
+# the drop-in, in its own folder, found by the installed wqe exec
+test -f "$dir/prefix/lib/wqe/libibverbs.so.1"
+test -f "$dir/prefix/lib/wqe/libmlx5.so.1"
+test ! -e "$dir/prefix/lib/libibverbs.so.1"
+out=$("$dir/prefix/bin/wqe" exec --local 127.0.0.1 -- ibv_devices)
+echo "$out" | grep -q "wqe0" || { echo "installed wqe exec ibv_devices: $out"; exit 1; }
+echo "3 passed, 0 failed"
