@@ -3,8 +3,8 @@
  * wqe/types.h - enumerations and small types shared by every part of libwqe.
  *
  * The numeric values of every enum below are those of the libibverbs enum of
- * the same name (verbs.h of rdma-core), so that a verbs program ports to wqe
- * by renaming ibv_ / IBV_ to wqe_ / WQE_.
+ * the same name (verbs.h of rdma-core): the drop-in libibverbs (src/ibverbs)
+ * passes them through unchanged, and relies on it.
  *
  * Every enum has a *_str() function that returns a static, never-NULL string
  * ("unknown" for a value outside the enum). All functions in this header are

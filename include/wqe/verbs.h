@@ -3,7 +3,9 @@
  * wqe/verbs.h - the software-facing shape: a verbs-shaped API.
  *
  * Names, fields and semantics follow libibverbs (rdma-core libibverbs/verbs.h)
- * so that a verbs program ports to wqe mostly by renaming ibv_ to wqe_.
+ * so that a reader of either knows the other; it is not a rename of it (a
+ * program written against libibverbs runs unchanged on the drop-in
+ * libibverbs.so.1 of src/ibverbs instead: docs/ibverbs.md).
  * Differences from libibverbs are called out at each declaration.
  *
  * Error convention (the same as libibverbs):
