@@ -158,6 +158,7 @@ struct wqe_mr {
 	uint32_t handle;
 	uint32_t lkey;
 	uint32_t rkey;
+	uint64_t iova;   /* the address keys name its first byte by */
 };
 
 /*
@@ -172,6 +173,16 @@ struct wqe_mr {
  */
 WQE_API struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length,
 				  unsigned int access);
+
+/*
+ * wqe_reg_mr_iova - wqe_reg_mr() with the region's I/O virtual address
+ * given (the twin of ibv_reg_mr_iova2()): SGEs with its lkey and remote
+ * requests with its rkey name its byte at @addr + i as @iova + i. Inline
+ * data is still read at its own address (no key). Errors as wqe_reg_mr(),
+ * and EINVAL if @iova + @length wraps.
+ */
+WQE_API struct wqe_mr *wqe_reg_mr_iova(struct wqe_pd *pd, void *addr, uint64_t length,
+				       uint64_t iova, unsigned int access);
 
 /*
  * wqe_dereg_mr - remove @mr from the key table. From this call on, its lkey

@@ -288,9 +288,10 @@ void nic_ah_destroy(struct nic *n, uint32_t ah_num)
 		n->ah[ah_num - 1].valid = false;
 }
 
-uint32_t nic_key_add(struct nic *n, uint8_t *host, uint64_t length, uint32_t pd, uint32_t access)
+uint32_t nic_key_add(struct nic *n, uint8_t *host, uint64_t iova, uint64_t length, uint32_t pd,
+		     uint32_t access)
 {
-	return keys_add(&n->keys, host, length, pd, access);
+	return keys_add(&n->keys, host, iova, length, pd, access);
 }
 
 void nic_key_remove(struct nic *n, uint32_t key)

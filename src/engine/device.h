@@ -258,7 +258,8 @@ void nic_ah_destroy(struct nic *n, uint32_t ah_num);
 
 /* Command. A memory key (lkey = rkey) for @length bytes at @host in PD
  * @pd with @access, or 0 when the key table is full. */
-uint32_t nic_key_add(struct nic *n, uint8_t *host, uint64_t length, uint32_t pd, uint32_t access);
+uint32_t nic_key_add(struct nic *n, uint8_t *host, uint64_t iova, uint64_t length, uint32_t pd,
+		     uint32_t access);
 /* Command. */
 void nic_key_remove(struct nic *n, uint32_t key);
 

@@ -80,14 +80,10 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint6
 		errno = EOPNOTSUPP; /* MW binding, zero-based, on-demand paging */
 		return NULL;
 	}
-	if (iova != (uint64_t)(uintptr_t)addr) {
-		errno = EOPNOTSUPP; /* the key table addresses by the buffer's address */
-		return NULL;
-	}
 	m = wi_alloc(sizeof(*m));
 	if (!m)
 		return NULL;
-	m->w = wqe_reg_mr(p->w, addr, length, access);
+	m->w = wqe_reg_mr_iova(p->w, addr, length, iova, access);
 	if (!m->w) {
 		free(m);
 		return NULL;

@@ -21,8 +21,8 @@ void keys_fini(struct key_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-uint32_t keys_add(struct key_table *t, uint8_t *host, uint64_t length, uint32_t pd,
-		  uint32_t access)
+uint32_t keys_add(struct key_table *t, uint8_t *host, uint64_t iova, uint64_t length,
+		  uint32_t pd, uint32_t access)
 {
 	/* Index 0 is never used, so no key is below 0x100 and no key is
 	 * 0x100 (mlx5's MLX5_INVALID_LKEY, which ends a receive WQE). */
@@ -32,7 +32,7 @@ uint32_t keys_add(struct key_table *t, uint8_t *host, uint64_t length, uint32_t 
 		if (k->valid)
 			continue;
 		k->host = host;
-		k->iova = (uint64_t)(uintptr_t)host;
+		k->iova = iova;
 		k->length = length;
 		k->pd = pd;
 		k->access = access;

@@ -45,9 +45,10 @@ enum key_err {
 
 int keys_init(struct key_table *t, uint32_t cap);
 void keys_fini(struct key_table *t);
-/* Adds a region; returns its key (>= 0x100) or 0 if the table is full. */
-uint32_t keys_add(struct key_table *t, uint8_t *host, uint64_t length, uint32_t pd,
-		  uint32_t access);
+/* Adds a region of @length bytes at @host, named by SGEs and RETHs from
+ * @iova on; returns its key (>= 0x100) or 0 if the table is full. */
+uint32_t keys_add(struct key_table *t, uint8_t *host, uint64_t iova, uint64_t length,
+		  uint32_t pd, uint32_t access);
 /* Removes @key; false if it does not name a live entry. */
 bool keys_remove(struct key_table *t, uint32_t key);
 /* Invalidates the remote use of @key; false if it does not name a live entry. */

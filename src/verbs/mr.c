@@ -12,6 +12,12 @@
 
 struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length, unsigned int access)
 {
+	return wqe_reg_mr_iova(pd, addr, length, (uint64_t)(uintptr_t)addr, access);
+}
+
+struct wqe_mr *wqe_reg_mr_iova(struct wqe_pd *pd, void *addr, uint64_t length, uint64_t iova,
+			       unsigned int access)
+{
 	struct wqe_mr *mr;
 	uint32_t key;
 
@@ -19,6 +25,7 @@ struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length, unsign
 	 * needs local write. */
 	if (!pd || !addr || !length || (access & ~(unsigned)ACCESS_ALL) ||
 	    (uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr ||
+	    iova + length < iova ||
 	    ((access & (WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_ATOMIC)) &&
 	     !(access & WQE_ACCESS_LOCAL_WRITE))) {
 		errno = EINVAL;
@@ -30,7 +37,7 @@ struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length, unsign
 		return NULL;
 	}
 	nic_cmd_begin(pd->context->nic);
-	key = nic_key_add(pd->context->nic, addr, length, pd->handle, access);
+	key = nic_key_add(pd->context->nic, addr, iova, length, pd->handle, access);
 	nic_cmd_end(pd->context->nic);
 	if (!key) {
 		free(mr);
@@ -41,6 +48,7 @@ struct wqe_mr *wqe_reg_mr(struct wqe_pd *pd, void *addr, uint64_t length, unsign
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->length = length;
+	mr->iova = iova;
 	mr->handle = key >> 8;
 	mr->lkey = key;
 	mr->rkey = key;
