@@ -574,7 +574,7 @@ int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pke
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
 {
 	const char *val = NULL;
-	char tmp[64];
+	char tmp[96]; /* "wqe " and an address */
 
 	if (!dir || !file || !buf || !size)
 		return -1;

@@ -122,6 +122,7 @@ devices)
 rc) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
 rc_64k) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -s 65536 -n 200 && pingpong_ok ;;
 rc_events) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -e -c && pingpong_ok ;;
+rc_new_send) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -N -c && pingpong_ok ;;
 uc) pair "32 33 34" ibv_uc_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
 ud) pair "100" ibv_ud_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
 srq) pair "4 17" ibv_srq_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
