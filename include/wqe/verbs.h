@@ -166,7 +166,8 @@ struct wqe_mr {
  * @access: OR of enum wqe_access_flags. As in the IBTA rules (and
  *          ibv_reg_mr), REMOTE_WRITE or REMOTE_ATOMIC require LOCAL_WRITE.
  * The region's I/O virtual address is @addr itself: SGEs and remote
- * addresses name bytes by their address in this process.
+ * addresses name bytes by their address in this process (wqe_reg_mr_iova()
+ * gives another).
  * Returns the MR with fresh lkey and rkey, or NULL with errno EINVAL (NULL
  * pd or addr, length 0, addr + length wraps, unknown access bits, the
  * LOCAL_WRITE rule) or ENOMEM (key table full).
