@@ -44,7 +44,8 @@ SAME(ibv_send_wr, wqe_send_wr, imm_data);
 SAME(ibv_send_wr, wqe_send_wr, wr.atomic.rkey);
 SAME(ibv_send_wr, wqe_send_wr, wr.ud.remote_qkey);
 #define SEND_WR_HEAD (offsetof(struct wqe_send_wr, wr) + sizeof(((struct wqe_send_wr *)0)->wr))
-_Static_assert(SEND_WR_HEAD == 72, "the first 72 bytes of ibv_send_wr are wqe_send_wr");
+_Static_assert(SEND_WR_HEAD == 72 && sizeof(struct wqe_send_wr) == 72,
+	       "the first 72 bytes of ibv_send_wr are wqe_send_wr");
 _Static_assert(IBV_WR_SEND_WITH_INV == (int)WQE_WR_SEND_WITH_INV, "opcode values");
 _Static_assert(IBV_WC_RECV_RDMA_WITH_IMM == (int)WQE_WC_RECV_RDMA_WITH_IMM, "opcode values");
 _Static_assert(IBV_SEND_INLINE == (int)WQE_SEND_INLINE, "send flags");
@@ -60,6 +61,15 @@ int wi_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr *
 	int err = 0;
 
 	pthread_spin_lock(&q->sq_lock);
+	/* One connected-QP request (perftest's default): its first 72 bytes
+	 * are a wqe_send_wr with no next, read in place. */
+	if (wr && !wr->next && qp->qp_type != IBV_QPT_UD) {
+		err = wqe_post_send(q->w, (struct wqe_send_wr *)(void *)wr, &wbad);
+		if (err)
+			*bad = wr;
+		pthread_spin_unlock(&q->sq_lock);
+		return err;
+	}
 	while (wr && !err) {
 		int n = 0;
 
