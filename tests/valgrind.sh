@@ -6,7 +6,8 @@
 #
 # BUILD_DIR defaults to build-ci (the RelWithDebInfo build of tests/run);
 # it must be built already. JOBS defaults to nproc. WQE_VALGRIND_ONLY=REGEX
-# runs only the tests whose name matches (grep -E).
+# runs only the tests whose name matches (grep -E). A test still running
+# after WQE_VALGRIND_TIMEOUT seconds (default 900) is killed and fails.
 #
 # The test list comes from ctest itself (ctest --show-only=json-v1), with
 # each test's command, environment and working directory. A test is run
@@ -32,6 +33,9 @@ out="$(cd "$dir" && pwd)/valgrind"
 rm -rf "$out"
 mkdir -p "$out"
 start=$(date +%s)
+# A test that hangs fails by name instead of holding the whole run: ten
+# times the longest test's cost under valgrind.
+export WQE_VALGRIND_TIMEOUT=${WQE_VALGRIND_TIMEOUT:-900}
 
 # One line per test: NAME KIND WORKDIR ENV(;-separated) ARGV(\x1f-separated),
 # fields separated by \x1e (not whitespace: empty fields stay fields).
@@ -66,13 +70,18 @@ run_one() {
 	t0=$(date +%s)
 	(
 		[ -n "$wd" ] && cd "$wd"
-		env ${envs[@]+"${envs[@]}"} valgrind -q --error-exitcode=99 --leak-check=full \
+		env ${envs[@]+"${envs[@]}"} timeout -k 10 "$WQE_VALGRIND_TIMEOUT" valgrind -q --error-exitcode=99 --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 			--track-origins=yes --log-file="$out/$name.vg" "${cmd[@]}" >"$out/$name.out" 2>&1
 	) || rc=$?
 	t1=$(date +%s)
 	if [ "$rc" -eq 0 ]; then
 		printf 'valgrind: %-40s ok    %4ss\n' "$name" $((t1 - t0))
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		printf 'valgrind: %-40s TIMEOUT %2ss (no end after %s s; %s)\n' "$name" $((t1 - t0)) \
+			"$WQE_VALGRIND_TIMEOUT" "$out/$name.out"
+		grep -v '^ok ' "$out/$name.out" | tail -n 20 | sed 's/^/valgrind:   /'
+		echo "$name" >>"$out/failed"
 	elif [ "$rc" -eq 99 ]; then
 		printf 'valgrind: %-40s ERRORS %3ss (%s)\n' "$name" $((t1 - t0)) "$out/$name.vg"
 		sed -n '1,40s/^/valgrind:   /p' "$out/$name.vg"

@@ -93,7 +93,9 @@ enum wqe_nic_mode {
 	 * and events delivered with no call of the application's:
 	 * wqe_progress() does nothing, wqe_poll_cq() only reads the CQ. The
 	 * context's link must be a UDP link (or a fault injector around one):
-	 * the thread waits on its socket. */
+	 * the thread waits on its socket. The thread blocks every signal,
+	 * so the application's signals (an alarm that ends a blocking wait)
+	 * reach the application's threads. */
 	WQE_NIC_THREAD = 1,
 };
 WQE_API const char *wqe_nic_mode_str(enum wqe_nic_mode m);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,7 @@ static void *sched_main(void *arg)
 
 int sched_start(struct nic *n)
 {
+	sigset_t all, old;
 	int err;
 
 	n->thr.dbq = calloc(1, sizeof(*n->thr.dbq));
@@ -460,7 +462,14 @@ int sched_start(struct nic *n)
 		n->thr.dbq = NULL;
 		return err;
 	}
+	/* The NIC thread takes none of the application's signals: a
+	 * process-directed signal (an alarm ending a blocking wait, SIGINT)
+	 * must reach a thread of the application, not the library's. The
+	 * thread inherits the mask it is created with. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&n->thr.tid, NULL, sched_main, n);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		close(n->thr.wake_fd);
 		n->thr.wake_fd = -1;

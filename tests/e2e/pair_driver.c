@@ -64,5 +64,8 @@ void pair_alarm_ms(long ms)
 	memset(&t, 0, sizeof(t));
 	t.it_value.tv_sec = ms / 1000;
 	t.it_value.tv_usec = (ms % 1000) * 1000;
+	/* Repeating: an alarm that fires before the wait has begun (a slow
+	 * machine, valgrind) is followed by another, so the wait still ends. */
+	t.it_interval = t.it_value;
 	setitimer(ITIMER_REAL, &t, NULL);
 }

@@ -27,7 +27,7 @@ struct pair_driver {
 int pair_driver_start(struct pair_driver *d, struct pair *p);
 /* Stops and joins the thread; the mutex is destroyed. */
 void pair_driver_stop(struct pair_driver *d);
-/* Raises SIGALRM in this process after @ms milliseconds (0 disarms). */
+/* Raises SIGALRM in this process every @ms milliseconds (0 disarms). */
 void pair_alarm_ms(long ms);
 
 #endif
