@@ -55,6 +55,7 @@ struct wqe_context;
 struct wqe_pd;
 struct wqe_cq;
 struct wqe_qp;
+struct wqe_srq;
 
 /* Most entries a context's GID table holds. */
 #define WQE_MAX_GIDS 4u
@@ -448,6 +449,10 @@ struct wqe_qp_init_attr {
 	struct wqe_qp_cap cap;
 	enum wqe_qp_type qp_type;
 	int sq_sig_all;
+	/* Receives come from this SRQ (same context; wqe_create_srq()):
+	 * the QP has no receive queue of its own, cap.max_recv_wr and
+	 * cap.max_recv_sge are ignored and come back 0. NULL: its own. */
+	struct wqe_srq *srq;
 };
 
 /*
@@ -662,16 +667,20 @@ enum wqe_event_type {
 	WQE_EVENT_QP_ACCESS_ERR = 3,
 	WQE_EVENT_COMM_EST = 4,
 	WQE_EVENT_SQ_DRAINED = 5,
+	WQE_EVENT_SRQ_LIMIT_REACHED = 15, /* @element.srq fell below its limit */
+	WQE_EVENT_QP_LAST_WQE_REACHED = 16, /* a QP of an SRQ entered ERR */
 };
 /* "CQ_ERR", "QP_FATAL", ...; "unknown" for any other value. */
 WQE_API const char *wqe_event_type_str(enum wqe_event_type t);
 
 /* One asynchronous event (the twin of struct ibv_async_event): @element.cq
- * for WQE_EVENT_CQ_ERR, @element.qp for the others. */
+ * for WQE_EVENT_CQ_ERR, @element.srq for WQE_EVENT_SRQ_LIMIT_REACHED,
+ * @element.qp for the others. */
 struct wqe_async_event {
 	union {
 		struct wqe_cq *cq;
 		struct wqe_qp *qp;
+		struct wqe_srq *srq;
 		int port_num;
 	} element;
 	enum wqe_event_type event_type;
@@ -836,7 +845,8 @@ struct wqe_recv_wr {
 
 /*
  * wqe_post_recv - post a chain of receive Work Requests.
- * Checks, in order: QP state RESET                     EINVAL
+ * Checks, in order: a QP of an SRQ                    EINVAL
+ *                   QP state RESET                     EINVAL
  *                   num_sge < 0 or > max_recv_sge     EINVAL
  *                   sg_list NULL with num_sge > 0     EINVAL
  *                   total length over 2^31            EINVAL
@@ -845,6 +855,69 @@ struct wqe_recv_wr {
  * accepted and flushed.
  */
 WQE_API int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr **bad_wr);
+
+/*
+ * Shared receive queues (IBTA 10.2.9.5; the twins of ibv_create_srq() and
+ * the calls after it). The QPs created with @srq in their init attributes
+ * take their receive WQEs from it, whichever needs one next; a WQE taken
+ * is that QP's until its completion (on the QP's recv_cq, with the QP's
+ * number). The NIC's side is the format's (engine: struct srqc):
+ *   mlx5: a ring of roundup_pow_of_two(max_wr + 1) slots of
+ *         max(32, roundup_pow_of_two(16 + 16 x max_sge)) bytes, each the
+ *         16-byte next segment and the data segments, linked in a free
+ *         list as rdma-core's mlx5 provider links them (a slot comes back
+ *         to the list when its completion is polled);
+ *   rxe:  a ring as a QP's receive queue (wqe_calc_rq()); the NIC copies
+ *         the WQE out when it takes it, and the completion carries wr_id.
+ * In both max_wr comes back as the slots less one.
+ * Limits: max_wr 1..32768, max_sge 1..WQE_DESC_MAX_SGE, srq_limit <=
+ * max_wr.
+ */
+struct wqe_srq_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit; /* armed: fewer WQEs than this raises
+			     * WQE_EVENT_SRQ_LIMIT_REACHED once; 0 is not armed */
+};
+
+struct wqe_srq_init_attr {
+	void *srq_context;
+	struct wqe_srq_attr attr;
+};
+
+/* Attribute mask bits of wqe_modify_srq() (enum ibv_srq_attr_mask). */
+enum wqe_srq_attr_mask {
+	WQE_SRQ_MAX_WR = 1 << 0,
+	WQE_SRQ_LIMIT = 1 << 1,
+};
+
+/* Creates an SRQ in @pd; @attr->attr gets max_wr and max_sge as made.
+ * NULL with errno EINVAL (NULL argument, a limit out of range) or
+ * ENOMEM. Threading: a command (any thread). */
+WQE_API struct wqe_srq *wqe_create_srq(struct wqe_pd *pd, struct wqe_srq_init_attr *attr);
+/* WQE_SRQ_LIMIT arms the limit (0 disarms; more than max_wr is EINVAL).
+ * WQE_SRQ_MAX_WR (resizing) is EINVAL, as mlx5 has it. Returns 0 or
+ * EINVAL, nothing changed on error. A command. */
+WQE_API int wqe_modify_srq(struct wqe_srq *srq, struct wqe_srq_attr *attr, int attr_mask);
+/* max_wr, max_sge, and the limit still armed (0 once it fired). 0 or
+ * EINVAL. A command. */
+WQE_API int wqe_query_srq(struct wqe_srq *srq, struct wqe_srq_attr *attr);
+/* Frees @srq: 0, EINVAL for NULL, EBUSY (nothing freed) while a QP uses
+ * it or an SRQ_LIMIT_REACHED event of it is taken and not acknowledged.
+ * Its completions still in a CQ are polled with their wr_id only until
+ * then; do not poll a CQ holding them while this runs. */
+WQE_API int wqe_destroy_srq(struct wqe_srq *srq);
+/* The srq_context @srq was created with (NULL for NULL). */
+WQE_API void *wqe_srq_context(const struct wqe_srq *srq);
+/*
+ * wqe_post_srq_recv - post a chain of receive Work Requests to @srq.
+ * Checks: num_sge < 0 or > max_sge, sg_list NULL with num_sge > 0, total
+ * length over 2^31: EINVAL; the SRQ full: ENOMEM. Same *@bad_wr
+ * discipline as wqe_post_send(). Threading: any thread; it locks the SRQ
+ * against wqe_poll_cq(), which gives mlx5 slots back.
+ */
+WQE_API int wqe_post_srq_recv(struct wqe_srq *srq, struct wqe_recv_wr *wr,
+			      struct wqe_recv_wr **bad_wr);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include "engine/responder.h"
 #include "engine/sched.h"
 #include "engine/services.h"
+#include "engine/srq.h"
 
 #define NIC_KEYS 65536u
 
@@ -150,7 +151,16 @@ int nic_qp_create(struct nic *n, struct qpc *q)
 	if (!q->eng)
 		return ENOMEM;
 	q->eng->nic = n;
+	if (q->srq && q->srq->format != WQE_FORMAT_MLX5) {
+		q->eng->srq_copy = calloc(1, q->srq->rq->stride);
+		if (!q->eng->srq_copy) {
+			free(q->eng);
+			q->eng = NULL;
+			return ENOMEM;
+		}
+	}
 	if (qp_table_add(&n->qps, q)) {
+		free(q->eng->srq_copy);
 		free(q->eng);
 		q->eng = NULL;
 		return ENOMEM;
@@ -170,9 +180,38 @@ void nic_qp_destroy(struct nic *n, struct qpc *q)
 	if (q->eng->timed)
 		nic_timer_drop(n, q->eng->timed_idx);
 	qp_table_remove(&n->qps, q->qpn);
+	if (q->srq) /* its completion lets software have the slot back */
+		srq_release(q);
 	resp_destroy(&q->eng->resp);
+	free(q->eng->srq_copy);
 	free(q->eng);
 	q->eng = NULL;
+}
+
+void nic_srq_create(struct nic *n, struct srqc *s)
+{
+	(void)n;
+	s->head = 0;
+	s->limit = 0;
+}
+
+void nic_srq_destroy(struct nic *n, struct srqc *s)
+{
+	(void)n;
+	(void)s; /* the NIC keeps nothing of an SRQ outside its context */
+}
+
+void nic_srq_arm(struct nic *n, struct srqc *s, uint32_t limit)
+{
+	(void)n;
+	s->limit = limit;
+}
+
+uint32_t nic_srq_count(const struct srqc *s)
+{
+	uint32_t ci = atomic_load_explicit(&s->rq->ci, memory_order_relaxed);
+
+	return rq_ring_producer(s->rq, ci) - ci;
 }
 
 int nic_qp_reserve(struct nic *n, struct qpc *q, uint32_t max_dest_rd_atomic)
@@ -205,8 +244,12 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 		uint32_t nfl = e->req.nflight;
 		struct resp_res *res = e->resp.res;
 		uint32_t cap = e->resp.res_cap;
+		uint8_t *srq_copy = e->srq_copy;
 
+		if (q->srq)
+			srq_release(q);
 		memset(e, 0, sizeof(*e));
+		e->srq_copy = srq_copy;
 		if (res)
 			memset(res, 0, cap * sizeof(*res));
 		e->nic = n;

@@ -89,13 +89,15 @@ enum nic_event {
 	NIC_EV_QP_ACCESS_ERR = 3, /* responder: access violation, no receive WQE */
 	NIC_EV_COMM_EST = 4,    /* RC/UC in RTR: the first request in sequence */
 	NIC_EV_SQ_DRAINED = 5,  /* SQD asked with notification: drained */
-	NIC_EV_COUNT
+	NIC_EV_SRQ_LIMIT_REACHED = 15, /* an SRQ fell below its armed limit */
+	NIC_EV_QP_LAST_WQE_REACHED = 16, /* a QP of an SRQ went to ERR: it
+					  * takes no more of its WQEs */
 };
 
 /* Where the NIC reports them: called inside the engine (progress, a frame
  * received, a modify; the NIC thread in NIC_THREAD mode), once per event;
- * it must not allocate, fail or call a command. @qpn for QP events, @cq
- * for NIC_EV_CQ_ERR. */
+ * it must not allocate, fail or call a command. @qpn for QP events (the
+ * SRQ's number for NIC_EV_SRQ_LIMIT_REACHED), @cq for NIC_EV_CQ_ERR. */
 typedef void (*nic_event_fn)(void *arg, enum nic_event ev, uint32_t qpn, struct cqc *cq);
 
 /* Why a received frame was dropped before any QP saw it. */
@@ -263,8 +265,20 @@ uint32_t nic_key_add(struct nic *n, uint8_t *host, uint64_t iova, uint64_t lengt
 /* Command. */
 void nic_key_remove(struct nic *n, uint32_t key);
 
-/* Command. @q's rings and CQs set: the NIC's state for it made, its QP
- * number assigned (q->qpn), state RESET. 0 or ENOMEM. */
+/* Command. @s's ring set (its doorbell record at 0 WQEs; mlx5: the slots
+ * linked by software from slot 0) and @s->srqn chosen by the driver: the
+ * NIC takes from it from slot 0 on. */
+void nic_srq_create(struct nic *n, struct srqc *s);
+/* Command. No QP is attached to @s any more. */
+void nic_srq_destroy(struct nic *n, struct srqc *s);
+/* Command. Arms @s's limit (0 disarms): see struct srqc. */
+void nic_srq_arm(struct nic *n, struct srqc *s, uint32_t limit);
+/* Command. WQEs posted to @s and not yet taken by a QP. */
+uint32_t nic_srq_count(const struct srqc *s);
+
+/* Command. @q's rings and CQs set (@q->srq instead of @q->rq for a QP
+ * of an SRQ): the NIC's state for it made, its QP number assigned
+ * (q->qpn), state RESET. 0 or ENOMEM. */
 int nic_qp_create(struct nic *n, struct qpc *q);
 /* Command. Its completions already in a CQ stay there. */
 void nic_qp_destroy(struct nic *n, struct qpc *q);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "engine/srq.h"
+
 enum wqe_wc_opcode wc_opcode_of(enum wqe_op op)
 {
 	switch (op) {
@@ -95,12 +97,23 @@ static int flush_sq(struct qpc *q)
 	return n;
 }
 
-static int flush_rq(struct qpc *q)
+static int flush_rq(struct nic *nic, struct qpc *q)
 {
 	struct rq_ring *rq = q->rq;
 	uint32_t pi, ci;
 	int n = 0;
 
+	if (q->srq) {
+		/* The SRQ's WQEs are still every other QP's: only the one this
+		 * QP holds is flushed. Then Last WQE Reached, once per entry
+		 * to ERR (IBTA 11.6.3.1; rxe's flush_recv_queue()). */
+		n = srq_release(q);
+		if (!q->eng->resp.last_wqe) {
+			q->eng->resp.last_wqe = true;
+			nic_event(nic, NIC_EV_QP_LAST_WQE_REACHED, q->qpn, NULL);
+		}
+		return n;
+	}
 	if (!rq)
 		return 0;
 	ci = atomic_load_explicit(&rq->ci, memory_order_relaxed);
@@ -117,6 +130,5 @@ static int flush_rq(struct qpc *q)
 
 int flush_qp(struct nic *n, struct qpc *q)
 {
-	(void)n;
-	return flush_sq(q) + flush_rq(q);
+	return flush_sq(q) + flush_rq(n, q);
 }

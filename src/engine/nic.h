@@ -101,6 +101,9 @@ struct eng_qp {
 	struct nic *nic;        /* the NIC this QP lives in */
 	struct eng_req req;
 	struct nic_qp_stats stats;
+	/* rxe-format SRQ: the WQE taken, copied out of its slot (the SRQ's
+	 * stride bytes); NULL for a QP with no SRQ or an mlx5 one. */
+	uint8_t *srq_copy;
 	/* RC WQEs sent, not yet completed: req.nflight entries, 16-byte
 	 * aligned so that none straddles a cache line. */
 	_Alignas(16) struct inflight inflight[];

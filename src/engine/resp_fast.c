@@ -289,8 +289,8 @@ static inline __attribute__((always_inline)) bool send_pkt(struct nic *n, struct
 		    .se = s->se};
 
 		cqe_ok = only_complete(q, pl.ctr, &ok);
-		if (role == WQE_ROLE_LAST)
-			resp_rq_rewind(r);
+		if (role == WQE_ROLE_LAST) /* completed: forgotten, even an SRQ's */
+			memset(&r->wqe, 0, sizeof(r->wqe));
 	}
 	fast_acknowledge(n, q, r, s->psn, s->ackreq);
 	if (__builtin_expect(!cqe_ok, 0))

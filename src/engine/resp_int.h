@@ -153,7 +153,8 @@ static inline void resp_rq_hold(struct resp_rwqe *w, uint32_t ctr)
 /* Whether the held WQE's slot decodes in the QP's format (wqe_decode_recv);
  * a slot that does not is a malformed WQE, completed with LOC_QP_OP_ERR. */
 bool resp_rq_well_formed(const struct resp_ctx *c);
-/* Forgets what was placed into the held WQE (it stays in the ring). */
+/* Forgets what was placed into the held WQE (it stays in the ring; one
+ * taken from an SRQ stays held, for the QP's next message). */
 void resp_rq_rewind(struct eng_resp *r);
 /* Scatters the packet's payload (UD: the GRH area first) into the held
  * WQE: every piece is checked before any byte is written. */

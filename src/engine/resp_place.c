@@ -22,17 +22,21 @@
 
 #include "common/bytes.h"
 #include "engine/resp_int.h"
+#include "engine/srq.h"
 
 /* The receive WQE at @ctr, decoded in the QP's format; false if the slot
  * does not hold a well-formed one. */
 static bool rq_decode(const struct qpc *q, uint32_t ctr, struct wqe_recv_desc *d)
 {
-	return wqe_decode_recv(q->format, rq_ring_slot(q->rq, ctr), q->rq->stride, d) ==
-	       WQE_DEC_OK;
+	uint32_t len;
+	const uint8_t *b = srq_wqe_bytes(q, ctr, &len);
+
+	return wqe_decode_recv(q->format, b, len, d) == WQE_DEC_OK;
 }
 
 /* The counter of the receive WQE at the consumer counter, in @ctr; false
- * if the RQ is empty (or the QP has none). */
+ * if the RQ is empty (or the QP has none: a QP of an SRQ takes its WQEs
+ * with srq_take(), never on a fast path's plan). */
 static bool rq_head(const struct qpc *q, uint32_t *ctr)
 {
 	const struct rq_ring *rq = q->rq;
@@ -49,11 +53,51 @@ static bool rq_head(const struct qpc *q, uint32_t *ctr)
 	return true;
 }
 
+/*
+ * Takes the next WQE of @q's SRQ for @q (struct srqc says how, by format):
+ * its counter (mlx5: slot index) in @ctr; false if the SRQ is empty. Then
+ * the limit: fewer WQEs left than an armed limit raises the event once.
+ */
+static bool srq_take(struct nic *n, struct qpc *q, uint32_t *ctr)
+{
+	struct srqc *s = q->srq;
+	struct rq_ring *rq = s->rq;
+	uint32_t ci = atomic_load_explicit(&rq->ci, memory_order_relaxed);
+	uint32_t pi = rq_ring_producer(rq, ci); /* acquire: the slots' bytes */
+
+	if (pi == ci)
+		return false;
+	if (s->format == WQE_FORMAT_MLX5) {
+		const uint8_t *slot = rq_ring_slot(rq, s->head);
+
+		*ctr = s->head;
+		/* Whatever software wrote, the index stays inside the ring. */
+		s->head = get_be16(slot + 2) & (rq->nslots - 1);
+	} else {
+		*ctr = ci;
+		memcpy(q->eng->srq_copy, rq_ring_slot(rq, ci), rq->stride);
+	}
+	/* Release: rxe's slot may be written again from here on. */
+	atomic_store_explicit(&rq->ci, ci + 1, memory_order_release);
+	if (s->limit && pi - (ci + 1) < s->limit) {
+		s->limit = 0;
+		nic_event(n, NIC_EV_SRQ_LIMIT_REACHED, s->srqn, NULL);
+	}
+	return true;
+}
+
 bool resp_rq_take(struct resp_ctx *c)
 {
 	struct resp_rwqe *w = &c->r->wqe;
 	uint32_t ci;
 
+	if (c->q->srq) {
+		if (!srq_take(c->n, c->q, &ci))
+			return false;
+		resp_rq_hold(w, ci);
+		w->owned = true;
+		return true;
+	}
 	if (!rq_head(c->q, &ci))
 		return false;
 	resp_rq_hold(w, ci);
@@ -69,6 +113,13 @@ bool resp_rq_well_formed(const struct resp_ctx *c)
 
 void resp_rq_rewind(struct eng_resp *r)
 {
+	if (r->wqe.owned) {
+		/* Taken from the SRQ: no other QP can have it now, so it waits
+		 * here for this QP's next message, as an RQ's head WQE does. */
+		resp_rq_hold(&r->wqe, r->wqe.ctr);
+		r->wqe.owned = true;
+		return;
+	}
 	memset(&r->wqe, 0, sizeof(r->wqe));
 }
 
@@ -303,6 +354,15 @@ bool resp_rq_retire(struct qpc *q, uint32_t ctr, const struct cqe *e)
 {
 	bool ok;
 
+	if (q->srq) {
+		/* Taken from the SRQ already: nothing to retire in a ring. */
+		struct cqe se = *e;
+
+		srq_cqe(q, &se);
+		ok = nic_push_cqe(q->eng->nic, q->recv_cq, &se);
+		q->eng->resp.stats.recv_cqes++;
+		return ok;
+	}
 	/* Release: the engine is done with the slot; software may reuse it,
 	 * from the moment it can see the completion. */
 	atomic_store_explicit(&q->rq->ci, ctr + 1, memory_order_release);

@@ -36,7 +36,9 @@ enum { RESP_RES_NONE = 0, RESP_RES_READ = 1, RESP_RES_ATOMIC = 2 };
 /* The receive WQE being filled by a SEND (held from FIRST to LAST). */
 struct resp_rwqe {
 	bool valid;
-	uint32_t ctr;           /* receive-ring counter of the WQE */
+	bool owned;             /* taken from an SRQ: this QP's until completed
+				 * (a message abandoned keeps it for the next) */
+	uint32_t ctr;           /* receive-ring counter (mlx5 SRQ: slot index) */
 	uint32_t sge_i;         /* next data segment to fill */
 	uint32_t sge_off;       /* bytes already in that segment */
 	uint64_t placed;        /* message bytes placed so far */
@@ -95,6 +97,7 @@ struct eng_resp {
 	bool sent_psn_nak;      /* RC: a PSN NAK is outstanding */
 	bool drop_msg;          /* UC: dropping until the next FIRST/ONLY */
 	bool comm_est;          /* RC/UC: a request was accepted since RTR */
+	bool last_wqe;          /* SRQ: QP_LAST_WQE_REACHED raised since RTR */
 	struct resp_write wr;
 	struct resp_ack_tmpl ack; /* resp_reply.c's */
 	/* An ACK owed (resp_ack_later()): sent with ack_due_psn when the NIC

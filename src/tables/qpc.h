@@ -31,6 +31,10 @@ struct qpc_addr {
 
 /* One completion as the engine writes it into a CQ ring. */
 struct cqe {
+	uint64_t wr_id;       /* receive from an rxe-format SRQ: the WQE's own
+			       * (the NIC copied it out at take; rxe's CQE
+			       * carries it). 0 otherwise: the driver keeps it. */
+	uint32_t srqn;        /* receive from an SRQ: its number; 0 otherwise */
 	uint32_t qpn;
 	uint32_t wqe_counter; /* SQ: first block of the WQE; RQ: slot counter */
 	uint32_t byte_len;
@@ -102,6 +106,37 @@ void cqc_arm_set(struct cqc *c, enum cq_arm a);
 bool cqc_disarm(struct cqc *c);
 
 /*
+ * A shared receive queue (IBTA 10.2.9.5), as the NIC knows it: a receive
+ * ring in the QP format's slot layout, filled by software and taken from
+ * by every QP attached to it, in the order the NIC needs WQEs.
+ *   - mlx5: each slot starts with the 16-byte next segment (struct
+ *     mlx5_wqe_srq_next_seg: next_wqe_index, big-endian, at byte 2), then
+ *     the data segments. The free slots form a list that software links
+ *     through next_wqe_index; the NIC follows it from @head, one slot per
+ *     WQE taken, and counts the WQEs taken in rq->ci against the doorbell
+ *     record (WQEs posted). A taken WQE's slot stays the QP's until its
+ *     completion is polled: the CQE names it (wqe_counter = slot index)
+ *     and software puts it back on the list.
+ *   - rxe: a ring of struct rxe_recv_wqe, as a QP's RQ. The NIC copies the
+ *     WQE out when it takes it and retires the slot at once (rxe's
+ *     get_srq_wqe()); the completion carries the WQE's wr_id.
+ * @limit: the armed limit (a command sets it; 0 is not armed): when a take
+ * leaves fewer WQEs than it, the NIC raises NIC_EV_SRQ_LIMIT_REACHED once
+ * and disarms it.
+ */
+struct srqc {
+	struct rq_ring *rq;
+	uint32_t srqn;
+	uint32_t pd;
+	enum wqe_format format;
+	uint32_t limit;
+	uint32_t head;            /* mlx5: slot index of the next WQE to take */
+};
+
+/* Bytes of an mlx5 SRQ slot before its data segments. */
+#define SRQ_MLX5_NEXT_LEN 16u
+
+/*
  * What every packet of the QP reads, sent or received, comes first: the
  * receive filter's and the responder's fields (up to av.dgid) fill the
  * first 64 bytes, the requester's the next 64 (the rest of the address
@@ -138,6 +173,7 @@ struct qpc {
 	struct rq_ring *rq;
 	struct cqc *recv_cq;
 	uint32_t qkey;
+	struct srqc *srq;        /* receives from this SRQ (@rq is NULL) */
 
 	/* setup only */
 	uint32_t sq_psn;

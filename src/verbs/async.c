@@ -26,11 +26,13 @@ _Static_assert((int)NIC_EV_CQ_ERR == (int)WQE_EVENT_CQ_ERR &&
 		   (int)NIC_EV_QP_REQ_ERR == (int)WQE_EVENT_QP_REQ_ERR &&
 		   (int)NIC_EV_QP_ACCESS_ERR == (int)WQE_EVENT_QP_ACCESS_ERR &&
 		   (int)NIC_EV_COMM_EST == (int)WQE_EVENT_COMM_EST &&
-		   (int)NIC_EV_SQ_DRAINED == (int)WQE_EVENT_SQ_DRAINED && NIC_EV_COUNT == 6 &&
-		   NIC_EV_COUNT <= 8,
-	       "enum wqe_event_type follows enum nic_event; a bit per type fits a byte");
-_Static_assert(ASYNC_QP_ROOM == NIC_EV_COUNT - 1 && ASYNC_CQ_ROOM == 1,
-	       "a slot per event type a QP (every one but CQ_ERR) or a CQ can raise");
+		   (int)NIC_EV_SQ_DRAINED == (int)WQE_EVENT_SQ_DRAINED &&
+		   (int)NIC_EV_SRQ_LIMIT_REACHED == (int)WQE_EVENT_SRQ_LIMIT_REACHED &&
+		   (int)NIC_EV_QP_LAST_WQE_REACHED == (int)WQE_EVENT_QP_LAST_WQE_REACHED &&
+		   WQE_EVENT_QP_LAST_WQE_REACHED < 32,
+	       "enum wqe_event_type follows enum nic_event; a bit per type fits 32 bits");
+_Static_assert(ASYNC_QP_ROOM == 6 && ASYNC_CQ_ROOM == 1 && ASYNC_SRQ_ROOM == 1,
+	       "a slot per event type a QP, a CQ or an SRQ can raise");
 
 /* Most slots the ring holds: its size stays a uint32_t power of two. */
 
@@ -39,15 +41,21 @@ static bool is_cq_event(enum wqe_event_type t)
 	return t == WQE_EVENT_CQ_ERR;
 }
 
+static bool is_srq_event(enum wqe_event_type t)
+{
+	return t == WQE_EVENT_SRQ_LIMIT_REACHED;
+}
+
 static bool is_qp_event(enum wqe_event_type t)
 {
-	return t >= WQE_EVENT_QP_FATAL && t <= WQE_EVENT_SQ_DRAINED;
+	return (t >= WQE_EVENT_QP_FATAL && t <= WQE_EVENT_SQ_DRAINED) ||
+	       t == WQE_EVENT_QP_LAST_WQE_REACHED;
 }
 
 /* The object an event is of: its waiting bits and its counters. */
 struct async_obj {
 	struct wqe_context *ctx;
-	uint8_t *waiting;
+	uint32_t *waiting;
 	uint32_t *got;
 	uint32_t *acked;
 };
@@ -59,6 +67,13 @@ static bool obj_of(const struct wqe_async_event *ev, struct async_obj *o)
 
 		*o = (struct async_obj){cq->context, &cq->async_waiting, &cq->async_got,
 					&cq->async_acked};
+		return true;
+	}
+	if (is_srq_event(ev->event_type) && ev->element.srq) {
+		struct wqe_srq *srq = ev->element.srq;
+
+		*o = (struct async_obj){srq->context, &srq->async_waiting, &srq->async_got,
+					&srq->async_acked};
 		return true;
 	}
 	if (is_qp_event(ev->event_type) && ev->element.qp) {
@@ -80,12 +95,16 @@ void verbs_async_raise(void *arg, enum nic_event e, uint32_t qpn, struct cqc *c)
 	struct async_queue *a = &ctx->async;
 	struct wqe_async_event ev = {.event_type = (enum wqe_event_type)e};
 	struct async_obj o;
-	uint8_t bit = (uint8_t)(1u << e);
+	uint32_t bit = 1u << e;
 	uint64_t one = 1;
 	ssize_t w;
 
 	if (c) {
 		ev.element.cq = container_of(c, struct wqe_cq, cqc);
+	} else if (e == NIC_EV_SRQ_LIMIT_REACHED) {
+		ev.element.srq = verbs_srq_find(ctx, qpn);
+		if (!ev.element.srq)
+			return; /* cannot happen: the NIC raises it for an SRQ it holds */
 	} else {
 		ev.element.qp = verbs_qp_find(ctx, qpn);
 		if (!ev.element.qp)
@@ -163,16 +182,24 @@ void verbs_async_unreserve(struct wqe_context *ctx, uint32_t slots)
 
 /* Drops the waiting events of the object @elem (a QP's or a CQ's) and its
  * room; under the lock. The others keep their order. */
-static void drop_events(struct async_queue *a, const void *elem, bool cq, uint32_t room)
+/* What kind of object an event is of: 0 a QP, 1 a CQ, 2 an SRQ. */
+static int kind_of(enum wqe_event_type t)
+{
+	return is_cq_event(t) ? 1 : is_srq_event(t) ? 2 : 0;
+}
+
+static void drop_events(struct async_queue *a, const void *elem, int kind, uint32_t room)
 {
 	uint32_t kept = 0, mask = a->cap - 1;
 
 	for (uint32_t i = 0; i < a->count; i++) {
 		struct wqe_async_event e = a->ev[(a->head + i) & mask];
-		const void *el = is_cq_event(e.event_type) ? (const void *)e.element.cq
-							   : (const void *)e.element.qp;
+		int k = kind_of(e.event_type);
+		const void *el = k == 1	  ? (const void *)e.element.cq
+				 : k == 2 ? (const void *)e.element.srq
+					  : (const void *)e.element.qp;
 
-		if (el != elem || is_cq_event(e.event_type) != cq)
+		if (el != elem || k != kind)
 			a->ev[(a->head + kept++) & mask] = e;
 	}
 	/* Gone with the object, as the kernel's uverbs drops them. */
@@ -193,7 +220,7 @@ int verbs_async_detach_qp(struct wqe_qp *qp)
 		pthread_mutex_unlock(&a->lock);
 		return EBUSY;
 	}
-	drop_events(a, qp, false, ASYNC_QP_ROOM);
+	drop_events(a, qp, 0, ASYNC_QP_ROOM);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
@@ -214,8 +241,22 @@ void verbs_async_detach_cq(struct wqe_cq *cq)
 	struct async_queue *a = &cq->context->async;
 
 	pthread_mutex_lock(&a->lock);
-	drop_events(a, cq, true, ASYNC_CQ_ROOM);
+	drop_events(a, cq, 1, ASYNC_CQ_ROOM);
 	pthread_mutex_unlock(&a->lock);
+}
+
+int verbs_async_detach_srq(struct wqe_srq *srq)
+{
+	struct async_queue *a = &srq->context->async;
+
+	pthread_mutex_lock(&a->lock);
+	if (srq->async_got != srq->async_acked) {
+		pthread_mutex_unlock(&a->lock);
+		return EBUSY;
+	}
+	drop_events(a, srq, 2, ASYNC_SRQ_ROOM);
+	pthread_mutex_unlock(&a->lock);
+	return 0;
 }
 
 int wqe_context_async_fd(const struct wqe_context *ctx)
@@ -250,7 +291,7 @@ int wqe_get_async_event(struct wqe_context *ctx, struct wqe_async_event *event)
 			a->count--;
 			a->stats.taken++;
 			if (obj_of(event, &o)) {
-				*o.waiting &= (uint8_t) ~(1u << event->event_type);
+				*o.waiting &= ~(1u << event->event_type);
 				(*o.got)++;
 			}
 			got = true;

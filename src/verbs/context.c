@@ -104,7 +104,7 @@ int wqe_close_context(struct wqe_context *ctx)
 {
 	if (!ctx)
 		return EINVAL;
-	if (ctx->npd || ctx->nmr || ctx->ncq || ctx->nqp || ctx->nah || ctx->nchannel)
+	if (ctx->npd || ctx->nmr || ctx->ncq || ctx->nqp || ctx->nah || ctx->nchannel || ctx->nsrq)
 		return EBUSY;
 	wqe_context_attach_link(ctx, NULL);
 	wqe_context_set_pcap(ctx, NULL);

@@ -72,10 +72,13 @@ int wqe_destroy_cq(struct wqe_cq *cq)
 	return 0;
 }
 
-static void fill_wc(struct wqe_qp *qp, const struct cqe *e, struct wqe_wc *wc)
+static void fill_wc(struct wqe_qp *qp, struct wqe_srq *srq, const struct cqe *e,
+		    struct wqe_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
-	if (e->is_recv)
+	if (e->is_recv && srq)
+		wc->wr_id = verbs_srq_complete(srq, e);
+	else if (e->is_recv)
 		wc->wr_id = qp->rq_wrid[e->wqe_counter & (qp->rq.nslots - 1)];
 	else
 		wc->wr_id = qp->sq_wrid[e->wqe_counter & (qp->sq.nblocks - 1)];
@@ -118,11 +121,17 @@ int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc)
 	while (n < num_entries && cq->ci != pi) {
 		const struct cqe *e = &cq->cqc.ring[cq->ci & (cq->cqc.nslots - 1)];
 		struct wqe_qp *qp = verbs_qp_find(ctx, e->qpn);
+		struct wqe_srq *srq = e->srqn ? verbs_srq_find(ctx, e->srqn) : NULL;
 
 		cq->ci++;
-		if (!qp)
-			continue; /* the QP was destroyed: its completions go with it */
-		fill_wc(qp, e, &wc[n++]);
+		if (!qp) {
+			/* The QP was destroyed: its completions go with it, but an
+			 * SRQ's slot comes back (mlx5's cq clean frees it). */
+			if (srq)
+				verbs_srq_complete(srq, e);
+			continue;
+		}
+		fill_wc(qp, srq, e, &wc[n++]);
 	}
 	atomic_store_explicit(&cq->cqc.ci, cq->ci, memory_order_release);
 	if (n == 0 && atomic_load_explicit(&cq->cqc.overrun, memory_order_relaxed) && cq->ci == pi)

@@ -434,6 +434,10 @@ int wqe_post_recv(struct wqe_qp *qp, struct wqe_recv_wr *wr, struct wqe_recv_wr 
 
 	if (!qp || !wr || !bad_wr)
 		return EINVAL;
+	if (qp->srq) { /* rxe_post_recv(): its receives come from the SRQ */
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	rq = &qp->rq;
 	ops = fmt_get(qp->qpc.format);
 	for (; wr; wr = wr->next) {

@@ -15,14 +15,19 @@ static int init_queues(struct wqe_qp *qp, uint32_t ring_blocks, uint32_t rq_slot
 {
 	bool rxe = qp->context->attr.format == WQE_FORMAT_RXE;
 
-	if (sq_ring_init(&qp->sq, ring_blocks) ||
-	    rq_ring_init(&qp->rq, rq_slots, rq_stride, rxe))
+	if (sq_ring_init(&qp->sq, ring_blocks))
 		return ENOMEM;
 	if (rxe)
 		qp->sq.slot_blocks = qp->wqe_bytes / WQE_BLOCK_SIZE;
 	qp->sq_wrid = calloc(ring_blocks, sizeof(*qp->sq_wrid));
+	if (!qp->sq_wrid)
+		return ENOMEM;
+	if (qp->srq) /* a QP of an SRQ has no receive ring of its own */
+		return 0;
+	if (rq_ring_init(&qp->rq, rq_slots, rq_stride, rxe))
+		return ENOMEM;
 	qp->rq_wrid = calloc(rq_slots, sizeof(*qp->rq_wrid));
-	if (!qp->sq_wrid || !qp->rq_wrid)
+	if (!qp->rq_wrid)
 		return ENOMEM;
 	return 0;
 }
@@ -125,15 +130,27 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 	    attr->send_cq->context != pd->context || attr->recv_cq->context != pd->context ||
 	    (attr->qp_type != WQE_QPT_RC && attr->qp_type != WQE_QPT_UC &&
 	     attr->qp_type != WQE_QPT_UD) ||
-	    attr->cap.max_recv_sge < 1 || attr->cap.max_recv_sge > WQE_DESC_MAX_SGE) {
+	    (attr->srq && attr->srq->context != pd->context) ||
+	    (!attr->srq &&
+	     (attr->cap.max_recv_sge < 1 || attr->cap.max_recv_sge > WQE_DESC_MAX_SGE))) {
 		errno = EINVAL;
 		return NULL;
 	}
 	cap = attr->cap;
+	rq_stride = rq_slots = 0;
+	if (attr->srq) { /* sized as if for the least receive queue */
+		cap.max_recv_wr = 1;
+		cap.max_recv_sge = 1;
+	}
 	if (wqe_calc_sq(pd->context->attr.format, attr->qp_type, &cap, &wqe_bytes, &ring_blocks) ||
-	    wqe_calc_rq(pd->context->attr.format, &cap, &rq_stride, &rq_slots)) {
+	    (!attr->srq && wqe_calc_rq(pd->context->attr.format, &cap, &rq_stride, &rq_slots))) {
 		errno = EINVAL;
 		return NULL;
+	}
+	if (attr->srq) {
+		/* rdma-core reports no receive queue for a QP of an SRQ */
+		cap.max_recv_wr = 0;
+		cap.max_recv_sge = 0;
 	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
@@ -145,6 +162,7 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
 	qp->qp_context = attr->qp_context;
+	qp->srq = attr->srq;
 	qp->cap = cap;
 	qp->wqe_bytes = wqe_bytes;
 	err = init_queues(qp, ring_blocks, rq_slots, rq_stride);
@@ -157,7 +175,8 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 		q->sq_sig_all = attr->sq_sig_all != 0;
 		q->checks_in_engine = pd->context->attr.checks == WQE_CHECKS_IN_ENGINE;
 		q->sq = &qp->sq;
-		q->rq = &qp->rq;
+		q->rq = qp->srq ? NULL : &qp->rq;
+		q->srq = qp->srq ? &qp->srq->srqc : NULL;
 		q->send_cq = &attr->send_cq->cqc;
 		q->recv_cq = &attr->recv_cq->cqc;
 		q->path_mtu = WQE_MTU_1024;
@@ -188,6 +207,8 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 	pd->refs++;
 	attr->send_cq->refs++;
 	attr->recv_cq->refs++;
+	if (qp->srq)
+		qp->srq->refs++;
 	pd->context->nqp++;
 	return qp;
 }
@@ -210,6 +231,8 @@ int wqe_destroy_qp(struct wqe_qp *qp)
 	qp->pd->refs--;
 	qp->send_cq->refs--;
 	qp->recv_cq->refs--;
+	if (qp->srq)
+		qp->srq->refs--;
 	qp->context->nqp--;
 	free_qp(qp);
 	return 0;
@@ -317,7 +340,8 @@ static void reset_queues(struct wqe_qp *qp)
 	uint8_t *sb = qp->sq.buf, *rb = qp->rq.buf;
 
 	memset(sb, 0, (size_t)sq_blocks * 64u);
-	memset(rb, 0, (size_t)rq_slots * stride);
+	if (rb) /* none for a QP of an SRQ */
+		memset(rb, 0, (size_t)rq_slots * stride);
 	memset(&qp->sq, 0, sizeof(qp->sq));
 	memset(&qp->rq, 0, sizeof(qp->rq));
 	qp->sq.buf = sb;

@@ -54,6 +54,8 @@ const char *wqe_event_type_str(enum wqe_event_type t)
 	case WQE_EVENT_QP_ACCESS_ERR: return "QP_ACCESS_ERR";
 	case WQE_EVENT_COMM_EST: return "COMM_EST";
 	case WQE_EVENT_SQ_DRAINED: return "SQ_DRAINED";
+	case WQE_EVENT_SRQ_LIMIT_REACHED: return "SRQ_LIMIT_REACHED";
+	case WQE_EVENT_QP_LAST_WQE_REACHED: return "QP_LAST_WQE_REACHED";
 	}
 	return "unknown";
 }

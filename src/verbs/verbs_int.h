@@ -44,9 +44,15 @@ struct async_queue {
 };
 
 /* Event types a QP can have waiting at once (QP_FATAL, QP_REQ_ERR,
- * QP_ACCESS_ERR, COMM_EST, SQ_DRAINED), and a CQ (CQ_ERR). */
-#define ASYNC_QP_ROOM 5u
+ * QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, QP_LAST_WQE_REACHED), a CQ
+ * (CQ_ERR) and an SRQ (SRQ_LIMIT_REACHED). */
+#define ASYNC_QP_ROOM 6u
 #define ASYNC_CQ_ROOM 1u
+#define ASYNC_SRQ_ROOM 1u
+
+/* SRQs of a context at once; an SRQ's number is its slot in the
+ * context's table and a generation above it (never 0). */
+#define VERBS_MAX_SRQ 1024u
 
 /*
  * The driver's own table of its QPs by number (the number the NIC gave at
@@ -74,9 +80,51 @@ struct wqe_context {
 	/* Atomic: commands of several threads create and destroy objects at
 	 * once (wqe/verbs.h, "Threading"). */
 	_Atomic uint32_t next_pd;
-	_Atomic uint32_t npd, nmr, ncq, nqp, nah, nchannel;
+	_Atomic uint32_t npd, nmr, ncq, nqp, nah, nchannel, nsrq;
 	struct async_queue async;
+	/* SRQs by slot (wqe_poll_cq() finds a completion's here) and the
+	 * generation of the next SRQ number; under the command bracket. */
+	_Atomic(struct wqe_srq *) srqs[VERBS_MAX_SRQ];
+	uint32_t srq_gen;
 };
+
+/*
+ * An SRQ (srq.c): the NIC's view (@srqc over @ring) and the driver's:
+ * wr_id per slot and, for mlx5, the free list of slots (@head: where the
+ * next post goes; @tail: its last slot, never posted, so that head ==
+ * tail is full), as rdma-core's mlx5 provider keeps them. @lock orders
+ * posts against wqe_poll_cq()'s giving slots back.
+ */
+struct wqe_srq {
+	struct wqe_context *context;
+	struct wqe_pd *pd;
+	struct srqc srqc;
+	struct rq_ring ring;
+	uint64_t *wrid;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t head;
+	uint32_t tail;
+	pthread_spinlock_t lock;
+	void *srq_context;
+	_Atomic uint32_t refs;      /* QPs using it */
+	/* Its asynchronous event (under the context's async lock). */
+	uint32_t async_waiting;
+	uint32_t async_got;
+	uint32_t async_acked;
+};
+
+/* The SRQ numbered @srqn, or NULL (destroyed). Any thread. */
+static inline struct wqe_srq *verbs_srq_find(const struct wqe_context *ctx, uint32_t srqn)
+{
+	struct wqe_srq *s = atomic_load_explicit(&ctx->srqs[srqn % VERBS_MAX_SRQ],
+						 memory_order_acquire);
+
+	return s && s->srqc.srqn == srqn ? s : NULL;
+}
+/* A receive completion @e of @srq: its wr_id (mlx5: its slot goes back
+ * on the free list). Any thread (it takes the SRQ's lock). */
+uint64_t verbs_srq_complete(struct wqe_srq *srq, const struct cqe *e);
 
 struct wqe_pd {
 	struct wqe_context *context;
@@ -99,7 +147,7 @@ struct wqe_cq {
 	uint32_t events_acked;
 	/* Its asynchronous events (under the context's async lock): one
 	 * waiting (1 << WQE_EVENT_CQ_ERR), returned, acknowledged. */
-	uint8_t async_waiting;
+	uint32_t async_waiting;
 	uint32_t async_got;
 	uint32_t async_acked;
 };
@@ -174,6 +222,7 @@ void verbs_async_unreserve(struct wqe_context *ctx, uint32_t slots);
  * returns 0. verbs_async_busy_cq() only checks. */
 int verbs_async_detach_qp(struct wqe_qp *qp);
 bool verbs_async_busy_cq(struct wqe_cq *cq);
+int verbs_async_detach_srq(struct wqe_srq *srq);
 void verbs_async_detach_cq(struct wqe_cq *cq);
 
 /* What the post-time checks need to know of one Work Request opcode on
@@ -243,11 +292,12 @@ struct wqe_qp {
 	struct rq_ring rq;
 	uint32_t wqe_bytes;         /* largest WQE the sizing allows */
 	uint64_t *rq_wrid;          /* wr_id per receive slot */
+	struct wqe_srq *srq;        /* receives from it (no @rq then) */
 	struct wqe_ah_attr ah_attr; /* as last set, for query */
 	uint8_t en_sqd_async_notify; /* as last set, for query */
 	/* Its asynchronous events (under the context's async lock): the
 	 * types waiting (1 << enum wqe_event_type), returned, acknowledged. */
-	uint8_t async_waiting;
+	uint32_t async_waiting;
 	uint32_t async_got;
 	uint32_t async_acked;
 };
