@@ -510,6 +510,8 @@ void wi_fill_ops(struct wi_context *c)
 	o->req_notify_cq = wi_req_notify_cq;
 	o->post_send = wi_post_send;
 	o->post_recv = wi_post_recv;
+	o->post_srq_recv = wi_post_srq_recv;
+	c->vctx.create_srq_ex = wi_create_srq_ex;
 	c->vctx.query_port = wi_query_port;
 	c->vctx.query_device_ex = wi_query_device_ex;
 	c->vctx.create_cq_ex = wi_create_cq_ex;

@@ -415,7 +415,9 @@ static void fill_device_attr(struct wi_device *d, struct ibv_device_attr *a)
 	a->max_qp_init_rd_atom = 16;
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = 65536;
-	/* max_srq, max_srq_wr, max_srq_sge 0: no SRQ (srq.c) */
+	a->max_srq = 1024;         /* wqe_create_srq()'s limits */
+	a->max_srq_wr = 32767;
+	a->max_srq_sge = 32;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
 	a->phys_port_cnt = 1;

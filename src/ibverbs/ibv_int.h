@@ -91,6 +91,13 @@ struct wi_cq {
 	bool polling;            /* between start_poll() and end_poll() */
 };
 
+struct wi_srq {
+	struct ibv_srq srq;
+	struct wi_obj obj;
+	struct wqe_srq *w;
+	unsigned int async_delivered; /* as wi_cq's, against events_completed */
+};
+
 struct wi_ah {
 	struct ibv_ah ah;
 	struct wi_obj obj;
@@ -152,6 +159,10 @@ struct ibv_cq_ex *wi_create_cq_ex(struct ibv_context *context, struct ibv_cq_ini
 struct ibv_qp *wi_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a);
 int wi_destroy_obj(struct wi_obj *o, bool closing);
 int wi_qp_free(struct wi_qp *q, bool closing);
+/* SRQs (srq.c). */
+struct ibv_srq *wi_create_srq_ex(struct ibv_context *context, struct ibv_srq_init_attr_ex *a);
+int wi_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+int wi_srq_free(struct wi_srq *s, bool closing);
 
 int wi_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 int wi_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);

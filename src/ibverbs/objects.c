@@ -509,6 +509,13 @@ int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *eve
 		pthread_mutex_lock(&event->element.cq->mutex);
 		c->async_delivered++;
 		pthread_mutex_unlock(&event->element.cq->mutex);
+	} else if (e.event_type == WQE_EVENT_SRQ_LIMIT_REACHED) {
+		struct wi_srq *s = wqe_srq_context(e.element.srq);
+
+		event->element.srq = &s->srq;
+		pthread_mutex_lock(&s->srq.mutex);
+		s->async_delivered++;
+		pthread_mutex_unlock(&s->srq.mutex);
 	} else {
 		struct wi_qp *q = wqe_qp_context(e.element.qp);
 
@@ -537,7 +544,17 @@ void ibv_ack_async_event(struct ibv_async_event *event)
 		cq->async_events_completed++;
 		pthread_cond_broadcast(&cq->cond);
 		pthread_mutex_unlock(&cq->mutex);
-	} else if (event->event_type <= IBV_EVENT_SQ_DRAINED) {
+	} else if (event->event_type == IBV_EVENT_SRQ_LIMIT_REACHED) {
+		struct ibv_srq *srq = event->element.srq;
+
+		e.element.srq = ((struct wi_srq *)(void *)srq)->w;
+		wqe_ack_async_event(&e);
+		pthread_mutex_lock(&srq->mutex);
+		srq->events_completed++;
+		pthread_cond_broadcast(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
+	} else if (event->event_type <= IBV_EVENT_SQ_DRAINED ||
+		   event->event_type == IBV_EVENT_QP_LAST_WQE_REACHED) {
 		struct ibv_qp *qp = event->element.qp;
 
 		e.element.qp = ((struct wi_qp *)(void *)qp)->w;
@@ -556,7 +573,8 @@ int wi_destroy_obj(struct wi_obj *o, bool closing)
 		return wi_qp_free((struct wi_qp *)(void *)((char *)o - offsetof(struct wi_qp, obj)),
 				  closing);
 	case WI_SRQ:
-		return EINVAL;
+		return wi_srq_free((struct wi_srq *)(void *)((char *)o - offsetof(struct wi_srq, obj)),
+				   closing);
 	case WI_AH:
 		return ibv_destroy_ah(
 		    &((struct wi_ah *)(void *)((char *)o - offsetof(struct wi_ah, obj)))->ah);

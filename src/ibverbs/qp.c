@@ -22,8 +22,8 @@ static struct ibv_qp *qp_new(struct ibv_context *context, struct ibv_qp_init_att
 		errno = EINVAL;
 		return NULL;
 	}
-	if (a->srq || a->pd->context != context) {
-		errno = a->srq ? EOPNOTSUPP : EINVAL;
+	if (a->pd->context != context || (a->srq && a->srq->context != context)) {
+		errno = EINVAL;
 		return NULL;
 	}
 	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD) {
@@ -51,6 +51,7 @@ static struct ibv_qp *qp_new(struct ibv_context *context, struct ibv_qp_init_att
 		w.cap.max_recv_wr = 1;
 	w.qp_type = (enum wqe_qp_type)a->qp_type;
 	w.sq_sig_all = a->sq_sig_all;
+	w.srq = a->srq ? ((struct wi_srq *)(void *)a->srq)->w : NULL;
 	q->w = wqe_create_qp(((struct wi_pd *)a->pd)->w, &w);
 	if (!q->w) {
 		free(q);
@@ -71,6 +72,7 @@ static struct ibv_qp *qp_new(struct ibv_context *context, struct ibv_qp_init_att
 	qp->pd = a->pd;
 	qp->send_cq = a->send_cq;
 	qp->recv_cq = a->recv_cq;
+	qp->srq = a->srq;
 	qp->handle = wqe_qp_num(q->w);
 	qp->qp_num = wqe_qp_num(q->w);
 	qp->state = IBV_QPS_RESET;
@@ -147,10 +149,11 @@ static void qp_settle(struct wi_qp *q, bool closing)
 		pthread_cond_wait(&qp->cond, &qp->mutex);
 	pthread_mutex_unlock(&qp->mutex);
 	/* at close, each type's unacknowledged event is acknowledged */
-	for (int t = WQE_EVENT_QP_FATAL; closing && t <= WQE_EVENT_SQ_DRAINED; t++) {
+	for (int t = WQE_EVENT_QP_FATAL; closing && t <= WQE_EVENT_QP_LAST_WQE_REACHED; t++) {
 		struct wqe_async_event e = {.element.qp = q->w, .event_type = (enum wqe_event_type)t};
 
-		wqe_ack_async_event(&e);
+		if (t <= WQE_EVENT_SQ_DRAINED || t == WQE_EVENT_QP_LAST_WQE_REACHED)
+			wqe_ack_async_event(&e);
 	}
 }
 

@@ -125,7 +125,7 @@ rc_events) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -e -c && pingpong_ok 
 rc_new_send) pair "0 1 2 17" ibv_rc_pingpong -g 0 -p "$PORT" -N -c && pingpong_ok ;;
 uc) pair "32 33 34" ibv_uc_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
 ud) pair "100" ibv_ud_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
-srq) pair "4 17" ibv_srq_pingpong -g 0 -p "$PORT" -c && pingpong_ok ;;
+srq) pair "0 1 2 17" ibv_srq_pingpong -g 0 -p "$PORT" -c -n 200 && pingpong_ok ;;
 write_bw) pair "6 7 8 17" ib_write_bw -F -p "$PORT" -n 50 && perftest_ok "BW peak" ;;
 write_bw_q4) pair "6 7 8 17" ib_write_bw -F -p "$PORT" -n 25 -q 4 && perftest_ok "BW peak" ;;
 read_bw) pair "12 13 14 15" ib_read_bw -F -p "$PORT" -n 50 && perftest_ok "BW peak" ;;

@@ -312,8 +312,48 @@ static void refused(struct ibv_device **l)
 				       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 				       IBV_QP_MIN_RNR_TIMER) == EINVAL);
 	CHECK(qp->state == IBV_QPS_INIT);
-	errno = 0;
-	CHECK(!ibv_create_srq(pd, &sa) && errno == EOPNOTSUPP);
+	/* SRQs: the basic type through both calls, XRC refused; a QP on one
+	 * has no RQ of its own; the objects are left to ibv_close_device() */
+	{
+		struct ibv_srq *srq = ibv_create_srq(pd, &sa);
+		struct ibv_srq_init_attr_ex sx = {.attr = {.max_wr = 8, .max_sge = 1},
+						  .comp_mask = IBV_SRQ_INIT_ATTR_TYPE |
+							       IBV_SRQ_INIT_ATTR_PD,
+						  .srq_type = IBV_SRQT_BASIC, .pd = pd};
+		struct ibv_srq *srq2 = ibv_create_srq_ex(c, &sx);
+		struct ibv_srq_attr q = {0};
+		struct ibv_qp_init_attr qa2 = qa, got;
+		struct ibv_qp_attr qattr;
+		struct ibv_sge g = {(uint64_t)(uintptr_t)left, 64, 0};
+		struct ibv_recv_wr r = {.wr_id = 1, .sg_list = &g, .num_sge = 1}, *bad = NULL;
+		struct ibv_qp *qp2;
+
+		CHECK(srq && srq2);
+		if (!srq || !srq2)
+			return;
+		CHECK(sa.attr.max_wr >= 16 && sx.attr.max_wr >= 8);
+		CHECK(ibv_query_srq(srq, &q) == 0 && q.max_wr == sa.attr.max_wr && q.srq_limit == 0);
+		q.srq_limit = 4;
+		CHECK(ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT) == 0);
+		CHECK(ibv_query_srq(srq, &q) == 0 && q.srq_limit == 4);
+		CHECK(ibv_modify_srq(srq, &q, IBV_SRQ_MAX_WR) == EINVAL);
+		CHECK(ibv_destroy_srq(srq2) == 0);
+		sx.srq_type = IBV_SRQT_XRC;
+		errno = 0;
+		CHECK(!ibv_create_srq_ex(c, &sx) && errno == EOPNOTSUPP);
+		qa2.srq = srq;
+		qp2 = ibv_create_qp(pd, &qa2);
+		CHECK(qp2 && qp2->srq == srq && qa2.cap.max_recv_wr == 0);
+		if (!qp2)
+			return;
+		CHECK(ibv_query_qp(qp2, &qattr, IBV_QP_CAP, &got) == 0 && got.srq == srq);
+		CHECK(ibv_post_srq_recv(srq, &r, &bad) == 0);
+		r.num_sge = 2; /* more than max_sge */
+		CHECK(ibv_post_srq_recv(srq, &r, &bad) == EINVAL && bad == &r);
+		r.num_sge = 1;
+		CHECK(ibv_post_recv(qp2, &r, &bad) == EINVAL);
+		CHECK(ibv_destroy_srq(srq) == EBUSY);
+	}
 	/* objects left: ibv_close_device() frees them */
 	CHECK(ibv_reg_mr(pd, left, 64, IBV_ACCESS_LOCAL_WRITE) != NULL);
 	CHECK(ibv_close_device(c) == 0);
