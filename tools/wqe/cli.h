@@ -102,6 +102,9 @@ int cli_kv_word(const char *line, const char *key, char *out, size_t cap);
  * @name, -1 if the value is missing (a message is printed).
  */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+/* cli_opt() that prints nothing: a missing value is -1 with @msg filled. */
+int cli_opt_msg(int argc, char **argv, int *i, const char *name, const char **value, char *msg,
+		size_t cap);
 /* 1 if @arg is "-h" or "--help". */
 int cli_is_help(const char *arg);
 /* Prints "wqe CMD: MSG" and the usage of @cmd to stderr; returns CLI_USAGE. */
