@@ -42,8 +42,9 @@
  *
  * Threading: no global state, no static buffers; every function is
  * reentrant and may run on any number of threads at once. Each call
- * allocates at most what one message's payload needs (the synthetic
- * memory below) and frees it before it returns.
+ * takes its working storage (some tens of KB, and the synthetic memory
+ * below for the packets of a message) from the heap, not a simulator's
+ * stack, and frees it before it returns: WQE_DPI_ENOMEM if it cannot.
  *
  * Payload: a WQE names host memory by SGE; the model reads a synthetic
  * memory in which the byte at address A is A & 0xff, as `wqe encode
