@@ -78,7 +78,7 @@ enum wqe_dpi_err {
 	WQE_DPI_OK = 0,
 	WQE_DPI_EARG = -1,     /* a NULL pointer, a negative or oversized length */
 	WQE_DPI_EOPT = -2,     /* an unknown option, a bad value, options that conflict */
-	WQE_DPI_EREQUEST = -3, /* a request line (or fields) the parser or the post-time checks refuse */
+	WQE_DPI_EREQUEST = -3, /* a request the parser or the post-time checks refuse */
 	WQE_DPI_EWQE = -4,     /* bytes the decoder refuses as a WQE */
 	WQE_DPI_EFRAME = -5,   /* bytes that are not a well-formed RoCEv2 frame */
 	WQE_DPI_ESPACE = -6,   /* an output buffer too small */

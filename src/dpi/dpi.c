@@ -18,15 +18,24 @@
 const char *wqe_dpi_err_str(int err)
 {
 	switch (err) {
-	case WQE_DPI_OK: return "success";
-	case WQE_DPI_EARG: return "bad argument";
-	case WQE_DPI_EOPT: return "bad option";
-	case WQE_DPI_EREQUEST: return "request refused";
-	case WQE_DPI_EWQE: return "malformed WQE";
-	case WQE_DPI_EFRAME: return "malformed frame";
-	case WQE_DPI_ESPACE: return "output buffer too small";
-	case WQE_DPI_ERANGE: return "packet index past the last packet";
-	case WQE_DPI_ENOMEM: return "out of memory";
+	case WQE_DPI_OK:
+		return "success";
+	case WQE_DPI_EARG:
+		return "bad argument";
+	case WQE_DPI_EOPT:
+		return "bad option";
+	case WQE_DPI_EREQUEST:
+		return "request refused";
+	case WQE_DPI_EWQE:
+		return "malformed WQE";
+	case WQE_DPI_EFRAME:
+		return "malformed frame";
+	case WQE_DPI_ESPACE:
+		return "output buffer too small";
+	case WQE_DPI_ERANGE:
+		return "packet index past the last packet";
+	case WQE_DPI_ENOMEM:
+		return "out of memory";
 	}
 	return "unknown error";
 }
@@ -97,11 +106,13 @@ int dpi_options(const char *opts, enum dpi_mode mode, struct cli_encode_cfg *cfg
 		if (argv[i][0] != '-' || !argv[i][1])
 			return dpi_fail(msg, msgcap, WQE_DPI_EOPT,
 					"'%s' is not an option (the request is an argument "
-					"of its own)", argv[i]);
+					"of its own)",
+					argv[i]);
 		if (is_output_opt(argv[i]))
 			return dpi_fail(msg, msgcap, WQE_DPI_EOPT,
 					"%s is not an option here: the function called says "
-					"what comes out", argv[i]);
+					"what comes out",
+					argv[i]);
 		if (cli_encode_opt(argc, argv, &i, cfg, why, sizeof(why)))
 			return dpi_fail(msg, msgcap, WQE_DPI_EOPT, "%s", why);
 	}
@@ -226,8 +237,8 @@ int wqe_dpi_encode_fields(const char *opts, int opcode, unsigned int flags,
 
 	if (!known_opcode(opcode) || (flags & ~known) || num_sge < 0 ||
 	    num_sge > (int)WQE_DESC_MAX_SGE || inline_len < 0 ||
-	    inline_len > (int)WQE_TEXT_MAX_INLINE || (num_sge && (!sge_addr || !sge_len ||
-							       !sge_lkey)) ||
+	    inline_len > (int)WQE_TEXT_MAX_INLINE ||
+	    (num_sge && (!sge_addr || !sge_len || !sge_lkey)) ||
 	    (inline_len && (!inline_data || num_sge)))
 		return dpi_fail(msg, msgcap, WQE_DPI_EARG,
 				"bad fields: opcode %d, flags 0x%x, %d SGEs, %d inline bytes "
@@ -261,8 +272,8 @@ int wqe_dpi_encode_fields(const char *opts, int opcode, unsigned int flags,
 		w->wr.wr.atomic.remote_addr = raddr;
 		w->wr.wr.atomic.rkey = rkey;
 		/* FAA's addend is compare_add, CAS's compare value too. */
-		w->wr.wr.atomic.compare_add = opcode == WQE_WR_ATOMIC_FETCH_AND_ADD ? swap_add
-										   : compare;
+		w->wr.wr.atomic.compare_add =
+		    opcode == WQE_WR_ATOMIC_FETCH_AND_ADD ? swap_add : compare;
 		w->wr.wr.atomic.swap = opcode == WQE_WR_ATOMIC_CMP_AND_SWP ? swap_add : 0;
 	} else if (cfg.qp.qp_type == WQE_QPT_UD) {
 		w->ah.attr.port_num = 1;
@@ -285,8 +296,8 @@ int wqe_dpi_encode_fields(const char *opts, int opcode, unsigned int flags,
 int dpi_decode(const struct cli_encode_cfg *cfg, const unsigned char *wqe, int len,
 	       struct wqe_desc *d, unsigned char *msg, int msgcap)
 {
-	struct wqe_decode_ctx ctx = {.qp_type = cfg->qp.qp_type,
-				     .max_bytes = (uint32_t)len, .qpn = cfg->qp.qpn};
+	struct wqe_decode_ctx ctx = {
+	    .qp_type = cfg->qp.qp_type, .max_bytes = (uint32_t)len, .qpn = cfg->qp.qpn};
 	enum wqe_decode_err de;
 
 	if (!wqe || len <= 0)

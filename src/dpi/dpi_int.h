@@ -20,7 +20,7 @@ enum dpi_mode {
 
 /* Writes the message (printf-style) to @msg, cut to @msgcap; returns @err. */
 int dpi_fail(unsigned char *msg, int msgcap, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Sets @msg to "" (success). */
 void dpi_ok(unsigned char *msg, int msgcap);
@@ -48,9 +48,9 @@ struct dpi_expansion {
 	struct wqe_pktz z;
 	struct wqe_iov iov[WQE_DESC_MAX_SGE];
 	uint32_t niov;
-	uint8_t *mem;               /* the synthetic memory; NULL when none */
-	enum wqe_wc_status status;  /* what the NIC completes the WQE with */
-	uint8_t dummy;              /* what a count-only expansion points at */
+	uint8_t *mem;		   /* the synthetic memory; NULL when none */
+	enum wqe_wc_status status; /* what the NIC completes the WQE with */
+	uint8_t dummy;		   /* what a count-only expansion points at */
 };
 
 /*

@@ -63,7 +63,8 @@ int dpi_expand(const struct cli_encode_cfg *cfg, struct dpi_expansion *x, int pa
 	} else if (!is_rd_atomic(d->op) && !d->is_inline && d->total_len > CLI_PKT_MAX_MSG) {
 		return dpi_fail(msg, msgcap, WQE_DPI_ENOMEM,
 				"the model builds the packets of messages of up to %u bytes, "
-				"not %llu", CLI_PKT_MAX_MSG, (unsigned long long)d->total_len);
+				"not %llu",
+				CLI_PKT_MAX_MSG, (unsigned long long)d->total_len);
 	} else if (cli_payload_of(d, x->iov, &x->niov, &x->mem)) {
 		return dpi_fail(msg, msgcap, WQE_DPI_ENOMEM, "out of memory");
 	}
@@ -102,8 +103,8 @@ static void work_free(struct pkt_work *w)
 	free(w);
 }
 
-int wqe_dpi_packet_count(const char *opts, const unsigned char *wqe, int len,
-			 unsigned char *msg, int msgcap)
+int wqe_dpi_packet_count(const char *opts, const unsigned char *wqe, int len, unsigned char *msg,
+			 int msgcap)
 {
 	struct pkt_work *w = work_new(msg, msgcap);
 	int rc;
@@ -201,8 +202,8 @@ static int all_frames(struct pkt_work *w, unsigned char *out, int cap, int *lens
 	return n;
 }
 
-int wqe_dpi_line_packets(const char *line, const char *opts, unsigned char *out, int cap,
-			 int *lens, int maxpkts, int *needed, unsigned char *msg, int msgcap)
+int wqe_dpi_line_packets(const char *line, const char *opts, unsigned char *out, int cap, int *lens,
+			 int maxpkts, int *needed, unsigned char *msg, int msgcap)
 {
 	struct pkt_work *w;
 	uint32_t nbytes = 0;

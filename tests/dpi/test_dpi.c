@@ -18,14 +18,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			failures++;                                                        \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);         \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fputc('\n', stderr);                                               \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);                 \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
 	} while (0)
 
 static int unhex(const char *s, unsigned char *out)
@@ -46,8 +46,8 @@ static int unhex(const char *s, unsigned char *out)
 static void test_known_bytes(void)
 {
 	static const char *want =
-		"0000000800012303000000080000000000002000000000400000abcd0000000080000004"
-		"a0a1a2a3000000000000000000000000000000000000000000000000";
+	    "0000000800012303000000080000000000002000000000400000abcd0000000080000004"
+	    "a0a1a2a3000000000000000000000000000000000000000000000000";
 	unsigned char wqe[WQE_DPI_WQE_MAX], ref[64], msg[WQE_DPI_MSG_MAX] = "x";
 	int n = wqe_dpi_encode("write raddr=0x200000000040 rkey=0xabcd inline=a0a1a2a3 "
 			       "flags=signaled # a comment",
@@ -57,9 +57,9 @@ static void test_known_bytes(void)
 	CHECK(msg[0] == '\0', "message on success: %s", msg);
 	/* The same request by fields takes the same path. */
 	unsigned char inl[4] = {0xa0, 0xa1, 0xa2, 0xa3}, wqe2[WQE_DPI_WQE_MAX];
-	int n2 = wqe_dpi_encode_fields("", 0, 2, 0, 0x200000000040ull, 0xabcd, 0, 0, 0, 0, 0, 0,
-				       NULL, NULL, NULL, inl, 4, wqe2, sizeof(wqe2), msg,
-				       sizeof(msg));
+	int n2 =
+	    wqe_dpi_encode_fields("", 0, 2, 0, 0x200000000040ull, 0xabcd, 0, 0, 0, 0, 0, 0, NULL,
+				  NULL, NULL, inl, 4, wqe2, sizeof(wqe2), msg, sizeof(msg));
 	CHECK(n2 == 64 && memcmp(wqe2, ref, 64) == 0, "fields: %d %s", n2, msg);
 }
 
@@ -75,17 +75,17 @@ static void test_fields_match_text(void)
 		unsigned long long swap, cmp;
 		unsigned dqpn, qkey;
 	} c[] = {
-		{"--qp uc", "send_imm sge=0x1000:100:7 sge=0x2000:5:8 imm=0x01020304 flags=fence",
-		 3, 1, 0, 0, 0x01020304, 0, 0, 0, 0},
-		{"--format rxe", "cas sge=0x1000:8:7 raddr=0x40 rkey=9 swap=5 compare=6", 5, 0, 0x40,
-		 9, 0, 5, 6, 0, 0},
-		{"--format rxe --qp rc", "faa sge=0x1000:8:7 raddr=0x48 rkey=9 add=11", 6, 0, 0x48, 9,
-		 0, 11, 0, 0, 0},
-		{"--qp rc --sig-all", "send_inv sge=0x1000:100:7 sge=0x2000:5:8 inv=0xdead", 9, 0, 0,
-		 0, 0xdead, 0, 0, 0, 0},
-		{"--qp ud --qpn 5",
-		 "send sge=0x1000:100:7 sge=0x2000:5:8 dqpn=0x77 qkey=0x11 flags=solicited", 2, 4,
-		 0, 0, 0, 0, 0, 0x77, 0x11},
+	    {"--qp uc", "send_imm sge=0x1000:100:7 sge=0x2000:5:8 imm=0x01020304 flags=fence", 3, 1,
+	     0, 0, 0x01020304, 0, 0, 0, 0},
+	    {"--format rxe", "cas sge=0x1000:8:7 raddr=0x40 rkey=9 swap=5 compare=6", 5, 0, 0x40, 9,
+	     0, 5, 6, 0, 0},
+	    {"--format rxe --qp rc", "faa sge=0x1000:8:7 raddr=0x48 rkey=9 add=11", 6, 0, 0x48, 9,
+	     0, 11, 0, 0, 0},
+	    {"--qp rc --sig-all", "send_inv sge=0x1000:100:7 sge=0x2000:5:8 inv=0xdead", 9, 0, 0, 0,
+	     0xdead, 0, 0, 0, 0},
+	    {"--qp ud --qpn 5",
+	     "send sge=0x1000:100:7 sge=0x2000:5:8 dqpn=0x77 qkey=0x11 flags=solicited", 2, 4, 0, 0,
+	     0, 0, 0, 0x77, 0x11},
 	};
 	unsigned long long addr[2] = {0x1000, 0x2000};
 	unsigned len[2] = {100, 5}, lkey[2] = {7, 8};
@@ -124,12 +124,12 @@ static void test_decode(void)
 
 	CHECK(k == WQE_DPI_D_SGE_BASE + 6, "%d %s", k, msg);
 	CHECK(f[WQE_DPI_D_OP] == 3 && f[WQE_DPI_D_RKEY] == 0x99 &&
-		      f[WQE_DPI_D_REMOTE_ADDR] == 0x5000 && f[WQE_DPI_D_QPN] == 0x42 &&
-		      f[WQE_DPI_D_WQE_INDEX] == 9 && f[WQE_DPI_D_SOLICITED] == 1 &&
-		      f[WQE_DPI_D_SIGNALED] == 0 && f[WQE_DPI_D_COMPLETES] == 0,
+		  f[WQE_DPI_D_REMOTE_ADDR] == 0x5000 && f[WQE_DPI_D_QPN] == 0x42 &&
+		  f[WQE_DPI_D_WQE_INDEX] == 9 && f[WQE_DPI_D_SOLICITED] == 1 &&
+		  f[WQE_DPI_D_SIGNALED] == 0 && f[WQE_DPI_D_COMPLETES] == 0,
 	      "fields");
 	CHECK(f[WQE_DPI_D_NPKTS] == 3 && f[WQE_DPI_D_STATUS] == 0 &&
-		      f[WQE_DPI_D_FIRST_OPCODE] == WQE_WIRE_RC_RDMA_WRITE_FIRST,
+		  f[WQE_DPI_D_FIRST_OPCODE] == WQE_WIRE_RC_RDMA_WRITE_FIRST,
 	      "verdict %llu %llu", f[WQE_DPI_D_NPKTS], f[WQE_DPI_D_STATUS]);
 	CHECK(field(f, k, "sge_lkey") == 0x77 && f[WQE_DPI_D_SGE_BASE + 5] == 0x78, "sges");
 	/* The same bytes on a UD QP: an mlx5 RC WRITE has no datagram
@@ -142,7 +142,7 @@ static void test_decode(void)
 			   sizeof(msg));
 	k = wqe_dpi_decode("--qp uc", wqe, n, f, WQE_DPI_FIELDS_MAX, msg, sizeof(msg));
 	CHECK(k > 0 && f[WQE_DPI_D_STATUS] == 2 && f[WQE_DPI_D_NPKTS] == 0 &&
-		      f[WQE_DPI_D_COMPLETES] == 1 && f[WQE_DPI_D_FIRST_OPCODE] == 256,
+		  f[WQE_DPI_D_COMPLETES] == 1 && f[WQE_DPI_D_FIRST_OPCODE] == 256,
 	      "%d status %llu", k, f[WQE_DPI_D_STATUS]);
 	k = wqe_dpi_decode(NULL, wqe, n, f, WQE_DPI_D_SGE_BASE, msg, sizeof(msg));
 	CHECK(k == WQE_DPI_ESPACE, "%d", k);
@@ -173,18 +173,18 @@ static void check_packets(const char *line, const char *encode_opts, const char 
 		CHECK(fl == lens[k] && memcmp(frame, all + off, (size_t)fl) == 0,
 		      "%s: packet %d: %d bytes, %d expected: %s", line, k, fl, lens[k], msg);
 		CHECK(wqe_dpi_icrc(frame, fl, &icrc, msg, sizeof(msg)) == 0 &&
-			      icrc == ((unsigned)frame[fl - 1] << 24 | (unsigned)frame[fl - 2] << 16 |
-				       (unsigned)frame[fl - 3] << 8 | frame[fl - 4]),
+			  icrc == ((unsigned)frame[fl - 1] << 24 | (unsigned)frame[fl - 2] << 16 |
+				   (unsigned)frame[fl - 3] << 8 | frame[fl - 4]),
 		      "%s: packet %d icrc", line, k);
 		CHECK(wqe_dpi_parse(frame, fl, f, WQE_DPI_FIELDS_MAX, msg, sizeof(msg)) ==
-				      WQE_DPI_P_COUNT &&
-			      f[WQE_DPI_P_ICRC_OK] == 1 && f[WQE_DPI_P_ICRC] == icrc,
+			      WQE_DPI_P_COUNT &&
+			  f[WQE_DPI_P_ICRC_OK] == 1 && f[WQE_DPI_P_ICRC] == icrc,
 		      "%s: packet %d parse", line, k);
 		off += lens[k];
 	}
 	CHECK(off == needed, "%d bytes, needed %d", off, needed);
 	CHECK(wqe_dpi_packet(opts, wqe, len, n, frame, sizeof(frame), msg, sizeof(msg)) ==
-		      WQE_DPI_ERANGE,
+		  WQE_DPI_ERANGE,
 	      "past the last");
 	CHECK(wqe_dpi_packet(opts, wqe, len, 0, frame, 10, msg, sizeof(msg)) == WQE_DPI_ESPACE,
 	      "short frame buffer");
@@ -212,22 +212,22 @@ static void test_errors(void)
 		const char *line, *opts;
 		int err;
 	} c[] = {
-		{"write raddr=0x10 rkey=zz", "", WQE_DPI_EREQUEST},
-		{"sned", "", WQE_DPI_EREQUEST},
-		{"", "", WQE_DPI_EREQUEST},
-		{"send\nsend", "", WQE_DPI_EREQUEST},
-		{"recv sge=1:2:3", "", WQE_DPI_EREQUEST},
-		{"read raddr=8 rkey=1 sge=1:8:1", "--qp ud", WQE_DPI_EREQUEST},
-		{"send", "--bogus", WQE_DPI_EOPT},
-		{"send", "--qp", WQE_DPI_EOPT},
-		{"send", "--qp xx", WQE_DPI_EOPT},
-		{"send", "--pmtu 1024", WQE_DPI_EOPT},
-		{"send", "--raw", WQE_DPI_EOPT},
-		{"send", "--pcap=x", WQE_DPI_EOPT},
-		{"send", "--format mlx5,rxe", WQE_DPI_EOPT},
-		{"send", "send", WQE_DPI_EOPT},
-		{"send", "--max-sge 62", WQE_DPI_EOPT},
-		{NULL, "", WQE_DPI_EARG},
+	    {"write raddr=0x10 rkey=zz", "", WQE_DPI_EREQUEST},
+	    {"sned", "", WQE_DPI_EREQUEST},
+	    {"", "", WQE_DPI_EREQUEST},
+	    {"send\nsend", "", WQE_DPI_EREQUEST},
+	    {"recv sge=1:2:3", "", WQE_DPI_EREQUEST},
+	    {"read raddr=8 rkey=1 sge=1:8:1", "--qp ud", WQE_DPI_EREQUEST},
+	    {"send", "--bogus", WQE_DPI_EOPT},
+	    {"send", "--qp", WQE_DPI_EOPT},
+	    {"send", "--qp xx", WQE_DPI_EOPT},
+	    {"send", "--pmtu 1024", WQE_DPI_EOPT},
+	    {"send", "--raw", WQE_DPI_EOPT},
+	    {"send", "--pcap=x", WQE_DPI_EOPT},
+	    {"send", "--format mlx5,rxe", WQE_DPI_EOPT},
+	    {"send", "send", WQE_DPI_EOPT},
+	    {"send", "--max-sge 62", WQE_DPI_EOPT},
+	    {NULL, "", WQE_DPI_EARG},
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -238,7 +238,7 @@ static void test_errors(void)
 		CHECK(wqe_dpi_encode(c[i].line, c[i].opts, wqe, sizeof(wqe), NULL, 0) == c[i].err,
 		      "case %zu without a message", i);
 		CHECK(wqe_dpi_encode(c[i].line, c[i].opts, wqe, sizeof(wqe), tiny, 1) == c[i].err &&
-			      tiny[0] == 0,
+			  tiny[0] == 0,
 		      "case %zu with a one-byte message", i);
 	}
 	CHECK(wqe_dpi_encode("send", NULL, wqe, 32, msg, sizeof(msg)) == WQE_DPI_ESPACE, "cap");
@@ -252,14 +252,14 @@ static void test_errors(void)
 		CHECK(wqe_dpi_encode("send", big, wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG,
 		      "long options");
 	}
-	CHECK(wqe_dpi_encode_fields("", 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL,
-				    0, wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG,
+	CHECK(wqe_dpi_encode_fields("", 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0,
+				    wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG,
 	      "bad opcode");
-	CHECK(wqe_dpi_encode_fields("", 2, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL,
-				    0, wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG,
+	CHECK(wqe_dpi_encode_fields("", 2, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0,
+				    wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG,
 	      "INLINE flag");
-	CHECK(wqe_dpi_encode_fields("", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, NULL, NULL, NULL, NULL,
-				    0, wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG,
+	CHECK(wqe_dpi_encode_fields("", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, NULL, NULL, NULL, NULL, 0,
+				    wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG,
 	      "NULL SGEs");
 	CHECK(wqe_dpi_encode_fields("--qp ud", 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL,
 				    NULL, 0, wqe, 64, msg, sizeof(msg)) == WQE_DPI_EREQUEST,
@@ -269,7 +269,8 @@ static void test_errors(void)
 	      "zeros");
 	CHECK(wqe_dpi_decode("", NULL, 64, f, WQE_DPI_FIELDS_MAX, msg, sizeof(msg)) == WQE_DPI_EARG,
 	      "NULL WQE");
-	CHECK(wqe_dpi_decode("", wqe, 64, NULL, 0, msg, sizeof(msg)) == WQE_DPI_EARG, "NULL fields");
+	CHECK(wqe_dpi_decode("", wqe, 64, NULL, 0, msg, sizeof(msg)) == WQE_DPI_EARG,
+	      "NULL fields");
 	CHECK(wqe_dpi_packet_count("", wqe, 0, msg, sizeof(msg)) == WQE_DPI_EARG, "empty");
 	CHECK(wqe_dpi_packet("", wqe, 64, -1, wqe, 64, msg, sizeof(msg)) == WQE_DPI_EARG, "index");
 	CHECK(wqe_dpi_icrc(wqe, 64, &icrc, msg, sizeof(msg)) == WQE_DPI_EFRAME, "icrc of zeros");
@@ -277,10 +278,10 @@ static void test_errors(void)
 	CHECK(wqe_dpi_parse(wqe, 64, f, WQE_DPI_FIELDS_MAX, msg, sizeof(msg)) == WQE_DPI_EFRAME,
 	      "parse of zeros");
 	CHECK(wqe_dpi_line_packets("send", "", NULL, 5, NULL, 0, NULL, msg, sizeof(msg)) ==
-		      WQE_DPI_EARG,
+		  WQE_DPI_EARG,
 	      "NULL out with a capacity");
 	CHECK(strcmp(wqe_dpi_err_str(WQE_DPI_ERANGE), "unknown error") != 0 &&
-		      strcmp(wqe_dpi_err_str(-99), "unknown error") == 0,
+		  strcmp(wqe_dpi_err_str(-99), "unknown error") == 0,
 	      "err_str");
 	CHECK(wqe_dpi_decode_field(-1)[0] == '\0' && wqe_dpi_parse_field(WQE_DPI_P_COUNT)[0] == 0,
 	      "names past the end");
@@ -298,16 +299,17 @@ static void test_prefixes(void)
 
 	CHECK(n > 0 && fl > 0, "%d %d", n, fl);
 	for (int k = 0; k < n; k++) {
-		int rc = wqe_dpi_decode("--format rxe", wqe, k, f, WQE_DPI_FIELDS_MAX, msg,
-					sizeof(msg));
+		int rc =
+		    wqe_dpi_decode("--format rxe", wqe, k, f, WQE_DPI_FIELDS_MAX, msg, sizeof(msg));
 
-		CHECK(rc < 0 || (rc > 0 && f[WQE_DPI_D_SIZE] <= (unsigned)k), "prefix %d: %d", k, rc);
+		CHECK(rc < 0 || (rc > 0 && f[WQE_DPI_D_SIZE] <= (unsigned)k), "prefix %d: %d", k,
+		      rc);
 	}
 	for (int k = 0; k < fl; k++) {
 		CHECK(wqe_dpi_icrc(frame, k, &icrc, msg, sizeof(msg)) == WQE_DPI_EFRAME,
 		      "frame prefix %d", k);
 		CHECK(wqe_dpi_parse(frame, k, f, WQE_DPI_FIELDS_MAX, msg, sizeof(msg)) ==
-			      WQE_DPI_EFRAME,
+			  WQE_DPI_EFRAME,
 		      "frame prefix %d", k);
 	}
 	/* Random bytes: any answer but a crash. */
@@ -324,7 +326,7 @@ static void test_prefixes(void)
 
 /* Two threads at once, each checking its results against the single-threaded
  * ones: no shared state, no static buffer. */
-#define MT_REQS 64
+#define MT_REQS	  64
 #define MT_ROUNDS 40
 
 struct mt_ref {
@@ -340,8 +342,8 @@ static int mt_one(const struct mt_ref *r, unsigned char *wqe, unsigned char *fra
 {
 	unsigned char msg[WQE_DPI_MSG_MAX];
 	unsigned long long f[WQE_DPI_FIELDS_MAX];
-	int len = wqe_dpi_encode(r->line, "--format rxe --qpn 7", wqe, WQE_DPI_WQE_MAX, msg,
-				 sizeof(msg));
+	int len =
+	    wqe_dpi_encode(r->line, "--format rxe --qpn 7", wqe, WQE_DPI_WQE_MAX, msg, sizeof(msg));
 	int flen = wqe_dpi_packet("--format rxe --qpn 7 --pmtu 256", wqe, len, 1, frame,
 				  WQE_DPI_FRAME_MAX, msg, sizeof(msg));
 
@@ -351,9 +353,9 @@ static int mt_one(const struct mt_ref *r, unsigned char *wqe, unsigned char *fra
 	    strstr((char *)msg, "unknown opcode") == NULL)
 		return -1;
 	return len == r->len && flen == r->flen && memcmp(wqe, r->wqe, (size_t)len) == 0 &&
-			       memcmp(frame, r->frame, (size_t)flen) == 0
-		       ? 0
-		       : -1;
+		       memcmp(frame, r->frame, (size_t)flen) == 0
+		   ? 0
+		   : -1;
 }
 
 static void *mt_thread(void *arg)
@@ -384,8 +386,8 @@ static void test_threads(void)
 		snprintf(r->line, sizeof(r->line), "send_imm sge=0x%x:%d:%d imm=%d flags=%s",
 			 0x1000 * (i + 1), 300 + 37 * i, i, i * 7,
 			 i & 1 ? "signaled" : "solicited");
-		r->len = wqe_dpi_encode(r->line, "--format rxe --qpn 7", r->wqe, sizeof(r->wqe), msg,
-					sizeof(msg));
+		r->len = wqe_dpi_encode(r->line, "--format rxe --qpn 7", r->wqe, sizeof(r->wqe),
+					msg, sizeof(msg));
 		r->flen = wqe_dpi_packet("--format rxe --qpn 7 --pmtu 256", r->wqe, r->len, 1,
 					 r->frame, sizeof(r->frame), msg, sizeof(msg));
 		CHECK(r->len > 0 && r->flen > 0, "reference %d: %s", i, msg);
@@ -412,7 +414,8 @@ static void test_sv_package(const char *path)
 		char kind;
 		const char *lib;
 
-		if (sscanf(line, " localparam int WQE_%c_%63[A-Z0-9_] = %d;", &kind, name, &idx) != 3 ||
+		if (sscanf(line, " localparam int WQE_%c_%63[A-Z0-9_] = %d;", &kind, name, &idx) !=
+			3 ||
 		    (kind != 'D' && kind != 'P'))
 			continue;
 		lib = kind == 'D' ? wqe_dpi_decode_field(idx) : wqe_dpi_parse_field(idx);
@@ -426,8 +429,9 @@ static void test_sv_package(const char *path)
 			upper[i + 1] = '\0';
 		if (!lib[0])
 			upper[0] = '\0';
-		CHECK(strcmp(upper, name) == 0, "%s: WQE_%c_%s = %d, the library's field %d is '%s'",
-		      path, kind, name, idx, idx, lib);
+		CHECK(strcmp(upper, name) == 0,
+		      "%s: WQE_%c_%s = %d, the library's field %d is '%s'", path, kind, name, idx,
+		      idx, lib);
 		if (kind == 'D')
 			seen_d++;
 		else

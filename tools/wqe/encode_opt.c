@@ -20,8 +20,7 @@ void cli_encode_defaults(struct cli_encode_cfg *cfg)
 }
 
 /* The options of the WQE itself: 1 taken, 0 not one of them, -1 bad. */
-static int qp_opt(int argc, char **argv, int *i, struct cli_encode_cfg *cfg, char *msg,
-		  size_t cap)
+static int qp_opt(int argc, char **argv, int *i, struct cli_encode_cfg *cfg, char *msg, size_t cap)
 {
 	const char *v;
 	int m;
@@ -37,8 +36,8 @@ static int qp_opt(int argc, char **argv, int *i, struct cli_encode_cfg *cfg, cha
 	if ((m = cli_opt_msg(argc, argv, i, "--max-inline", &v, msg, cap)) != 0) {
 		cfg->max_inline_given = 1;
 		return m < 0 || cli_parse_u32(v, WQE_MLX5_MAX_WQE_BYTES, &cfg->qp.max_inline_data)
-			       ? -1
-			       : 1;
+			   ? -1
+			   : 1;
 	}
 	if ((m = cli_opt_msg(argc, argv, i, "--max-recv-sge", &v, msg, cap)) != 0)
 		return m < 0 || cli_parse_u32(v, WQE_DESC_MAX_SGE, &cfg->max_recv_sge) ? -1 : 1;
@@ -55,8 +54,7 @@ static int qp_opt(int argc, char **argv, int *i, struct cli_encode_cfg *cfg, cha
 	return 0;
 }
 
-int cli_encode_opt(int argc, char **argv, int *i, struct cli_encode_cfg *cfg, char *msg,
-		   size_t cap)
+int cli_encode_opt(int argc, char **argv, int *i, struct cli_encode_cfg *cfg, char *msg, size_t cap)
 {
 	int m;
 
@@ -85,11 +83,11 @@ int cli_encode_opt(int argc, char **argv, int *i, struct cli_encode_cfg *cfg, ch
 static int format_qp(struct cli_encode_cfg *cfg, size_t k)
 {
 	struct wqe_qp_cap qcap = {
-		.max_send_wr = 1,
-		.max_recv_wr = 1,
-		.max_send_sge = cfg->qp.max_send_sge,
-		.max_recv_sge = 1,
-		.max_inline_data = cfg->max_inline_given ? cfg->qp.max_inline_data : 0,
+	    .max_send_wr = 1,
+	    .max_recv_wr = 1,
+	    .max_send_sge = cfg->qp.max_send_sge,
+	    .max_recv_sge = 1,
+	    .max_inline_data = cfg->max_inline_given ? cfg->qp.max_inline_data : 0,
 	};
 	uint32_t wqe_bytes, ring_blocks;
 
@@ -147,7 +145,8 @@ int cli_encode_check_wr(const struct cli_encode_cfg *cfg, const char *line, size
 		struct cli_check chk = {qp->qp_type, qp->max_send_sge, qp->max_inline_data};
 
 		if (cli_check_request(&chk, wr, why, sizeof(why), &key, &nth)) {
-			snprintf(msg, cap, "%s%s%s", cfg->nfmt > 1 ? wqe_format_str(cfg->fmt[k]) : "",
+			snprintf(msg, cap, "%s%s%s",
+				 cfg->nfmt > 1 ? wqe_format_str(cfg->fmt[k]) : "",
 				 cfg->nfmt > 1 ? ": " : "", why);
 			*col = cli_key_column(line, len, key, nth);
 			return -1;

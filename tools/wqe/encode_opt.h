@@ -22,7 +22,7 @@
 struct cli_encode_cfg {
 	enum wqe_format fmt[CLI_MAX_FORMATS]; /* shown one after the other */
 	size_t nfmt;
-	struct wqe_encode_qp qp;                   /* as the options give it */
+	struct wqe_encode_qp qp;		   /* as the options give it */
 	struct wqe_encode_qp fqp[CLI_MAX_FORMATS]; /* the QP of each format (check_cfg) */
 	uint32_t wqe_index;
 	uint32_t max_recv_sge; /* receive requests: sizes their slot */
@@ -66,6 +66,7 @@ int cli_encode_check_wr(const struct cli_encode_cfg *cfg, const char *line, size
  * or -1 (the encoder refused: EINVAL).
  */
 int cli_encode_wr(const struct cli_encode_cfg *cfg, size_t k, const struct wqe_send_wr *wr,
-		  uint32_t index, uint8_t bytes[CLI_RING_BLOCKS * WQE_BLOCK_SIZE], uint32_t *nbytes);
+		  uint32_t index, uint8_t bytes[CLI_RING_BLOCKS * WQE_BLOCK_SIZE],
+		  uint32_t *nbytes);
 
 #endif /* WQE_CLI_ENCODE_OPT_H */
