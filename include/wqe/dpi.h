@@ -92,13 +92,15 @@ WQE_API const char *wqe_dpi_err_str(int err);
 /*
  * wqe_dpi_encode - encode one request line into its WQE, the bytes
  * `wqe encode --raw OPTS 'LINE'` prints.
- * @line: one send request in the text form of wqe/text.h ("write
+ * @line: one request in the text form of wqe/text.h ("write
  *        raddr=0x1000 rkey=7 inline=a0a1 flags=signaled"); a '#' comment
- *        may follow. Receive requests (recv) are refused (WQE_DPI_EREQUEST).
+ *        may follow. A receive request ("recv sge=...") gives its slot of
+ *        the receive ring.
  * @opts: wqe encode options: --format, --qp, --qpn, --wqe-index, --max-sge,
- *        --max-inline, --sig-all.
+ *        --max-inline, --sig-all; --max-recv-sge for a receive request.
  * @wqe:  out, @cap bytes: mlx5, the WQE's whole 64-byte blocks; rxe, the
- *        whole slot of the QP the options size.
+ *        whole slot of the QP the options size; a receive request, the
+ *        whole receive slot.
  * Returns the bytes written (a multiple of 64), or WQE_DPI_EARG,
  * WQE_DPI_EOPT, WQE_DPI_EREQUEST (the message says column and reason, as
  * the CLI does), WQE_DPI_ESPACE (@cap < the WQE).
@@ -229,7 +231,8 @@ WQE_API int wqe_dpi_packet(const char *opts, const unsigned char *wqe, int len, 
 
 /*
  * wqe_dpi_line_packets - every frame of `wqe encode --packets OPTS 'LINE'`
- * (those its --pcap writes) in one call: wqe_dpi_encode(), then the
+ * (those its --pcap writes) in one call: wqe_dpi_encode() (of a send
+ * request: a receive request is WQE_DPI_EREQUEST), then the
  * expansion. @opts may hold the packet options (--pmtu, --psn, --src-ip,
  * --dst-ip, --dqpn, --sport, --smac, --dmac, --pkey, --qkey).
  * @out, @cap:      the frames, one after the other.

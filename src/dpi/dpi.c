@@ -125,6 +125,35 @@ int dpi_options(const char *opts, enum dpi_mode mode, struct cli_encode_cfg *cfg
 	return 0;
 }
 
+/* A receive request: one slot of the receive ring the options size. */
+static int encode_recv(const struct cli_encode_cfg *cfg, const char *line, size_t len,
+		       uint8_t bytes[CLI_RING_BLOCKS * WQE_BLOCK_SIZE], uint32_t *nbytes,
+		       unsigned char *msg, int msgcap)
+{
+	struct wqe_text_recv_wr req;
+	struct wqe_text_err err;
+	uint32_t slot, col;
+	char why[200];
+
+	if (cfg->pkt.on)
+		return dpi_fail(msg, msgcap, WQE_DPI_EREQUEST,
+				"a receive request: a receive WQE sends nothing");
+	if (cli_recv_slot(cfg->fmt[0], cfg->max_recv_sge, &slot, why, sizeof(why)))
+		return dpi_fail(msg, msgcap, WQE_DPI_EOPT, "%s", why);
+	if (wqe_parse_recv_wr(line, len, NULL, &req, &err))
+		return dpi_fail(msg, msgcap, WQE_DPI_EREQUEST, "column %u: %s", err.column,
+				err.msg);
+	if (cli_recv_check(cfg->max_recv_sge, line, len, &req.wr, why, sizeof(why), &col))
+		return dpi_fail(msg, msgcap, WQE_DPI_EREQUEST, "column %u: %s", col, why);
+	/* The largest slot (64 mlx5 segments, rxe's 40 + 32 x 16) is 1024. */
+	if (slot > CLI_RING_BLOCKS * WQE_BLOCK_SIZE ||
+	    wqe_encode_recv(cfg->fmt[0], &req.wr, bytes, slot))
+		return dpi_fail(msg, msgcap, WQE_DPI_EREQUEST,
+				"the encoder refused the request (EINVAL)");
+	*nbytes = slot;
+	return 0;
+}
+
 int dpi_encode_line(const struct cli_encode_cfg *cfg, const char *line, struct wqe_text_wr *req,
 		    uint8_t bytes[CLI_RING_BLOCKS * WQE_BLOCK_SIZE], uint32_t *nbytes,
 		    unsigned char *msg, int msgcap)
@@ -151,8 +180,7 @@ int dpi_encode_line(const struct cli_encode_cfg *cfg, const char *line, struct w
 		return dpi_fail(msg, msgcap, WQE_DPI_EREQUEST,
 				"one request per call, found another on line %u", lineno);
 	if (wqe_text_is_recv(one, n))
-		return dpi_fail(msg, msgcap, WQE_DPI_EREQUEST,
-				"a receive request: this layer encodes send requests");
+		return encode_recv(cfg, one, n, bytes, nbytes, msg, msgcap);
 	if (wqe_parse_send_wr(one, n, &topts, req, &err))
 		return dpi_fail(msg, msgcap, WQE_DPI_EREQUEST, "column %u: %s", err.column,
 				err.msg);

@@ -5,7 +5,7 @@
 usage: /usr/bin/python3 py_vs_cli.py WQE_CLI TESTS_WIRE_DIR [COUNT [SEED]]
 
 COUNT seeded random requests (default 300) across both formats and the
-three transports, each with random options: wqe.encode() must give the
+three transports, one in ten a receive request, each with random options: wqe.encode() must give the
 bytes of `wqe encode --raw`, wqe.packets() the frames `wqe encode --packets
 --pcap` writes, wqe.decode() the fields of the request and the packet
 count, and wqe.icrc() of every frame what scapy computes (roce_scapy.py's
@@ -152,8 +152,25 @@ def comparable(wqe_bytes, fmt, qp):
     return wqe_bytes
 
 
+def check_recv(r, n, fmt):
+    """A receive request: its slot of the receive ring, as --raw prints it."""
+    max_sge = r.randint(1, 32 if fmt == "rxe" else 64)
+    words = ["recv", "id=%d" % r.randrange(1 << 64)]
+    for _ in range(r.randint(0, max_sge)):
+        words.append("sge=0x%x:%d:0x%x" % (r.randrange(1 << 64), r.randrange(1 << 20),
+                                           r.randrange(1 << 32)))
+    line, opts = " ".join(words), {"format": fmt, "max_recv_sge": max_sge}
+    got = wqe.encode(line, **opts)
+    res = cli(["--raw"] + cli_args(opts) + [line])
+    if res.returncode != 0 or bytes.fromhex(res.stdout.strip()) != got:
+        bad("request %d: encode %r %r: python %s, cli (%d) %s %s" % (
+            n, line, opts, got.hex(), res.returncode, res.stdout.strip(), res.stderr.strip()))
+
+
 def check_one(r, n, tmp):
     fmt, qp = r.choice(["mlx5", "rxe"]), r.choice(["rc", "uc", "ud"])
+    if r.random() < 0.1:
+        return check_recv(r, n, fmt)
     line, opts = rand_request(r, fmt, qp)
     got = wqe.encode(line, **opts)
     res = cli(["--raw"] + cli_args(opts) + [line])
@@ -213,7 +230,9 @@ def error_cases():
             expect_error("illegal op", wqe.encode, "read raddr=8 rkey=1 sge=1:8:1", qp="ud")
             expect_error("two requests", wqe.encode, "send\nsend")
             expect_error("no request", wqe.encode, "# nothing")
-            expect_error("recv", wqe.encode, "recv sge=1:8:1")
+            expect_error("packets of recv", wqe.packets, "recv sge=1:8:1")
+            expect_error("recv too many SGEs", wqe.encode, "recv sge=1:8:1 sge=2:8:1",
+                         max_recv_sge=1)
             expect_error("unknown keyword", wqe.encode, "send", bogus=1)
             expect_error("bad value", wqe.encode, "send", qp="xx")
             expect_error("value with space", wqe.encode, "send", qp="rc --sig-all")

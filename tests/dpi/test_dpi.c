@@ -216,7 +216,9 @@ static void test_errors(void)
 	    {"sned", "", WQE_DPI_EREQUEST},
 	    {"", "", WQE_DPI_EREQUEST},
 	    {"send\nsend", "", WQE_DPI_EREQUEST},
-	    {"recv sge=1:2:3", "", WQE_DPI_EREQUEST},
+	    {"recv sge=1:2:3 sge=4:5:6", "--max-recv-sge 1", WQE_DPI_EREQUEST},
+	    {"recv sge=1:2:3", "--max-recv-sge 65", WQE_DPI_EOPT},
+	    {"recv inline=00", "", WQE_DPI_EREQUEST},
 	    {"read raddr=8 rkey=1 sge=1:8:1", "--qp ud", WQE_DPI_EREQUEST},
 	    {"send", "--bogus", WQE_DPI_EOPT},
 	    {"send", "--qp", WQE_DPI_EOPT},
@@ -241,6 +243,15 @@ static void test_errors(void)
 			  tiny[0] == 0,
 		      "case %zu with a one-byte message", i);
 	}
+	/* A receive request is one slot of the receive ring (rxe: 40 + 2 x 16
+	 * bytes, a power of two); it sends nothing. */
+	CHECK(wqe_dpi_encode("recv id=5 sge=0x1000:64:7", "--format rxe --max-recv-sge 2", wqe,
+			     sizeof(wqe), msg, sizeof(msg)) == 128 &&
+		  wqe[0] == 5 && wqe[40 + 8] == 64,
+	      "rxe receive slot: %s", msg);
+	CHECK(wqe_dpi_line_packets("recv sge=1:2:3", "", NULL, 0, NULL, 0, NULL, msg,
+				   sizeof(msg)) == WQE_DPI_EREQUEST,
+	      "packets of a receive request");
 	CHECK(wqe_dpi_encode("send", NULL, wqe, 32, msg, sizeof(msg)) == WQE_DPI_ESPACE, "cap");
 	CHECK(wqe_dpi_encode("send", NULL, NULL, 64, msg, sizeof(msg)) == WQE_DPI_EARG, "NULL");
 	CHECK(wqe_dpi_encode("send", NULL, wqe, -1, msg, sizeof(msg)) == WQE_DPI_EARG, "cap -1");
