@@ -102,6 +102,9 @@ int cli_kv_word(const char *line, const char *key, char *out, size_t cap);
  * @name, -1 if the value is missing (a message is printed).
  */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+/* cli_opt() that prints nothing: a missing value is -1 with @msg filled. */
+int cli_opt_msg(int argc, char **argv, int *i, const char *name, const char **value, char *msg,
+		size_t cap);
 /* 1 if @arg is "-h" or "--help". */
 int cli_is_help(const char *arg);
 /* Prints "wqe CMD: MSG" and the usage of @cmd to stderr; returns CLI_USAGE. */
@@ -167,6 +170,15 @@ struct cli_recv_cfg {
 };
 /* The receive slot of a QP with @max_recv_sge SGEs (wqe_calc_rq): 0 or -1. */
 int cli_recv_slot_bytes(enum wqe_format fmt, uint32_t max_recv_sge, uint32_t *slot);
+/* The same with the refusal in @msg: "no mlx5 receive queue takes ...".
+ * (recv_check.c, shared with libwqe_dpi) */
+int cli_recv_slot(enum wqe_format fmt, uint32_t max_recv_sge, uint32_t *slot, char *msg,
+		  size_t cap);
+/* The checks of wqe_post_recv() of the parsed receive request @wr (from
+ * @line, @len bytes) on a QP of @max_recv_sge SGEs: 0, or -1 with @msg
+ * filled and *@col the 1-based column the problem is about. */
+int cli_recv_check(uint32_t max_recv_sge, const char *line, size_t len,
+		   const struct wqe_recv_wr *wr, char *msg, size_t cap, uint32_t *col);
 /* wqe encode of receive request lines in @buf (@input names it in errors):
  * a CLI_* exit status, everything printed or (on an error) nothing. */
 int cli_encode_recv(const struct cli_recv_cfg *cfg, const char *buf, size_t len,

@@ -11,22 +11,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "encode_opt.h"
 #include "packets.h"
 
-struct encode_cfg {
-	enum wqe_format fmt[CLI_MAX_FORMATS]; /* shown one after the other */
-	size_t nfmt;
-	struct wqe_encode_qp qp;              /* as the options give it */
-	struct wqe_encode_qp fqp[CLI_MAX_FORMATS]; /* the QP of each format */
-	uint32_t wqe_index;
-	uint32_t max_recv_sge; /* receive requests: sizes their slot */
-	int raw;
-	int max_inline_given;
-	struct cli_pkt_cfg pkt;
-};
-
 struct encode_run {
-	const struct encode_cfg *cfg;
+	const struct cli_encode_cfg *cfg;
 	const char *input; /* "argument" or "stdin" */
 	struct cli_encoded *out[CLI_MAX_FORMATS]; /* request i of format k: out[k][i] */
 	size_t count, cap;
@@ -90,67 +79,6 @@ void usage_encode(FILE *f)
 		"inline=a0a1a2a3 flags=signaled'\n");
 }
 
-static int parse_encode_opt(int argc, char **argv, int *i, struct encode_cfg *cfg)
-{
-	const char *v;
-	int m;
-
-	if ((m = cli_opt(argc, argv, i, "--qp", &v)) != 0)
-		return m < 0 || cli_parse_qp(v, &cfg->qp.qp_type) ? -1 : 0;
-	if ((m = cli_opt(argc, argv, i, "--qpn", &v)) != 0)
-		return m < 0 || cli_parse_u32(v, 0xffffff, &cfg->qp.qpn) ? -1 : 0;
-	if ((m = cli_opt(argc, argv, i, "--wqe-index", &v)) != 0)
-		return m < 0 || cli_parse_u32(v, UINT32_MAX, &cfg->wqe_index) ? -1 : 0;
-	if ((m = cli_opt(argc, argv, i, "--max-sge", &v)) != 0)
-		return m < 0 || cli_parse_u32(v, WQE_DESC_MAX_SGE, &cfg->qp.max_send_sge) ? -1 : 0;
-	if ((m = cli_opt(argc, argv, i, "--max-inline", &v)) != 0) {
-		cfg->max_inline_given = 1;
-		return m < 0 || cli_parse_u32(v, WQE_MLX5_MAX_WQE_BYTES, &cfg->qp.max_inline_data)
-			       ? -1
-			       : 0;
-	}
-	if ((m = cli_opt(argc, argv, i, "--max-recv-sge", &v)) != 0)
-		return m < 0 || cli_parse_u32(v, WQE_DESC_MAX_SGE, &cfg->max_recv_sge) ? -1 : 0;
-	if ((m = cli_opt(argc, argv, i, "--format", &v)) != 0)
-		return m < 0 || cli_parse_formats(v, cfg->fmt, &cfg->nfmt) ? -1 : 0;
-	if (strcmp(argv[*i], "--sig-all") == 0) {
-		cfg->qp.sq_sig_all = 1;
-		return 0;
-	}
-	if (strcmp(argv[*i], "--raw") == 0) {
-		cfg->raw = 1;
-		return 0;
-	}
-	return -1;
-}
-
-/*
- * The QP of format @k: what a QP created with --max-sge SGEs allows inline
- * (mlx5_calc_send_wqe, rxe_init_sq), unless --max-inline says. An rxe QP
- * is checked against its limits even then (32 SGEs, 512 bytes inline):
- * its slot is sized from both.
- */
-static int format_qp(struct encode_cfg *cfg, size_t k)
-{
-	struct wqe_qp_cap cap = {
-		.max_send_wr = 1,
-		.max_recv_wr = 1,
-		.max_send_sge = cfg->qp.max_send_sge,
-		.max_recv_sge = 1,
-		.max_inline_data = cfg->max_inline_given ? cfg->qp.max_inline_data : 0,
-	};
-	uint32_t wqe_bytes, ring_blocks;
-
-	cfg->fqp[k] = cfg->qp;
-	if (cfg->max_inline_given && cfg->fmt[k] != WQE_FORMAT_RXE)
-		return 0;
-	if (wqe_calc_sq(cfg->fmt[k], cfg->qp.qp_type, &cap, &wqe_bytes, &ring_blocks))
-		return -1;
-	if (!cfg->max_inline_given)
-		cfg->fqp[k].max_inline_data = cap.max_inline_data;
-	return 0;
-}
-
 static int line_error(const struct encode_run *r, uint32_t lineno, uint32_t col, const char *msg)
 {
 	fprintf(stderr, "wqe: %s:%u:%u: %s\n", r->input, lineno, col, msg);
@@ -177,38 +105,17 @@ static int next_slot(struct encode_run *r)
 	return 0;
 }
 
-/* The checks of wqe_post_send() against the QP of format @k. */
-static int check_line(struct encode_run *r, size_t k, const char *line, size_t len,
-		      uint32_t lineno)
-{
-	const struct encode_cfg *cfg = r->cfg;
-	const struct wqe_encode_qp *qp = &cfg->fqp[k];
-	struct cli_check chk = {qp->qp_type, qp->max_send_sge, qp->max_inline_data};
-	char msg[200], both[240];
-	const char *key;
-	int nth;
-
-	if (cli_check_request(&chk, &r->req.wr, msg, sizeof(msg), &key, &nth)) {
-		snprintf(both, sizeof(both), "%s%s%s", cfg->nfmt > 1 ? wqe_format_str(cfg->fmt[k]) : "",
-			 cfg->nfmt > 1 ? ": " : "", msg);
-		return line_error(r, lineno, cli_key_column(line, len, key, nth), both);
-	}
-	return CLI_OK;
-}
-
 /* Encodes r->req into out[k][r->count], after the earlier requests' blocks. */
 static int encode_one(struct encode_run *r, size_t k, uint32_t lineno)
 {
-	const struct encode_cfg *cfg = r->cfg;
+	const struct cli_encode_cfg *cfg = r->cfg;
 	struct cli_encoded *e = &r->out[k][r->count];
-	struct wqe_ring_view ring = {e->bytes, CLI_RING_BLOCKS};
-	uint32_t index = cfg->wqe_index, nblocks = 0;
+	uint32_t index = cfg->wqe_index;
 
 	for (size_t i = 0; i < r->count; i++)
 		index += r->out[k][i].nbytes / WQE_BLOCK_SIZE;
-	if (wqe_encode(cfg->fmt[k], &cfg->fqp[k], &r->req.wr, &ring, 0, index, &nblocks))
+	if (cli_encode_wr(cfg, k, &r->req.wr, index, e->bytes, &e->nbytes))
 		return line_error(r, lineno, 1, "the encoder refused the request (EINVAL)");
-	e->nbytes = nblocks * WQE_BLOCK_SIZE;
 	e->lineno = lineno;
 	return CLI_OK;
 }
@@ -216,12 +123,12 @@ static int encode_one(struct encode_run *r, size_t k, uint32_t lineno)
 /* Parses, checks and encodes one line into out[k][r->count] for every format. */
 static int encode_line(struct encode_run *r, const char *line, size_t len, uint32_t lineno)
 {
-	const struct encode_cfg *cfg = r->cfg;
+	const struct cli_encode_cfg *cfg = r->cfg;
 	struct wqe_text_opts opts = {.qp_type = cfg->qp.qp_type};
 	struct wqe_text_err err;
 	struct cli_encoded *e;
-	const char *key;
-	char msg[200];
+	char msg[240];
+	uint32_t col;
 	int n;
 
 	if (next_slot(r))
@@ -232,11 +139,8 @@ static int encode_line(struct encode_run *r, const char *line, size_t len, uint3
 				  "rings, give them on their own");
 	if (wqe_parse_send_wr(line, len, &opts, &r->req, &err))
 		return line_error(r, lineno, err.column, err.msg);
-	for (size_t k = 0; k < cfg->nfmt; k++)
-		if (check_line(r, k, line, len, lineno))
-			return CLI_USAGE;
-	if (cli_pkt_check_wr(&cfg->pkt, cfg->qp.qp_type, &r->req.wr, msg, sizeof(msg), &key))
-		return line_error(r, lineno, cli_key_column(line, len, key, 1), msg);
+	if (cli_encode_check_wr(cfg, line, len, &r->req.wr, msg, sizeof(msg), &col))
+		return line_error(r, lineno, col, msg);
 	for (size_t k = 0; k < cfg->nfmt; k++)
 		if (encode_one(r, k, lineno))
 			return CLI_USAGE;
@@ -285,7 +189,7 @@ static void print_shape_heading(const char *sep, enum wqe_format fmt,
 
 static void print_all(const struct encode_run *r)
 {
-	const struct encode_cfg *cfg = r->cfg;
+	const struct cli_encode_cfg *cfg = r->cfg;
 
 	for (size_t i = 0; i < r->count; i++) {
 		if (cfg->raw) {
@@ -330,7 +234,7 @@ static int first_is_recv(const char *buf, size_t len)
 }
 
 /* Receive requests: their own ring, their own slot (recv.c). */
-static int run_encode_recv(const struct encode_cfg *cfg, const char *buf, size_t len,
+static int run_encode_recv(const struct cli_encode_cfg *cfg, const char *buf, size_t len,
 			   const char *input)
 {
 	struct cli_recv_cfg rc = {.nfmt = cfg->nfmt, .max_recv_sge = cfg->max_recv_sge,
@@ -344,7 +248,7 @@ static int run_encode_recv(const struct encode_cfg *cfg, const char *buf, size_t
 	return cli_encode_recv(&rc, buf, len, input);
 }
 
-static int run_encode(const struct encode_cfg *cfg, const char *arg)
+static int run_encode(const struct cli_encode_cfg *cfg, const char *arg)
 {
 	struct encode_run *r = calloc(1, sizeof(*r));
 	char *buf = NULL;
@@ -388,49 +292,13 @@ static int run_encode(const struct encode_cfg *cfg, const char *arg)
 	return rc;
 }
 
-/* The options together: what cannot be judged one option at a time. */
-static int check_cfg(struct encode_cfg *cfg)
-{
-	char msg[200];
-
-	if (cfg->raw && cfg->pkt.on)
-		return cli_usage_error("encode", usage_encode, "--raw and --packets exclude each other");
-	if (cfg->nfmt > 1 && (cfg->raw || cfg->pkt.on))
-		return cli_usage_error("encode", usage_encode,
-				       "%s takes one format: give --format mlx5 or --format rxe",
-				       cfg->raw ? "--raw" : "--packets");
-	if (cli_pkt_check_cfg(&cfg->pkt, cfg->qp.qp_type, msg, sizeof(msg)))
-		return cli_usage_error("encode", usage_encode, "%s", msg);
-	for (size_t k = 0; k < cfg->nfmt; k++) {
-		if (!format_qp(cfg, k))
-			continue;
-		if (cfg->max_inline_given)
-			return cli_usage_error("encode", usage_encode,
-					       "no %s %s QP holds %u SGEs and %u bytes inline "
-					       "(--max-sge, --max-inline; rxe: at most 32 and 512)",
-					       wqe_format_str(cfg->fmt[k]),
-					       wqe_qp_type_str(cfg->qp.qp_type),
-					       cfg->qp.max_send_sge, cfg->qp.max_inline_data);
-		return cli_usage_error("encode", usage_encode, "no %s WQE holds %u SGEs (--max-sge)%s",
-				       wqe_qp_type_str(cfg->qp.qp_type), cfg->qp.max_send_sge,
-				       cfg->fmt[k] == WQE_FORMAT_RXE ? " in the rxe format (at most 32)"
-								     : "");
-	}
-	return CLI_OK;
-}
-
 int cmd_encode(int argc, char **argv)
 {
-	struct encode_cfg cfg = {.fmt = {WQE_FORMAT_MLX5}, .nfmt = 1};
+	struct cli_encode_cfg cfg;
 	const char *request = NULL;
-	char msg[200];
-	int m;
+	char msg[240];
 
-	cli_pkt_defaults(&cfg.pkt);
-	cfg.qp.qp_type = WQE_QPT_RC;
-	cfg.qp.qpn = CLI_DEFAULT_QPN;
-	cfg.qp.max_send_sge = 4;
-	cfg.max_recv_sge = 4;
+	cli_encode_defaults(&cfg);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-") == 0)
 			continue; /* stdin, the default */
@@ -439,15 +307,11 @@ int cmd_encode(int argc, char **argv)
 				return cli_usage_error("encode", usage_encode,
 						       "one REQUEST at most (quote it)");
 			request = argv[i];
-		} else if ((m = cli_pkt_opt(argc, argv, &i, &cfg.pkt, msg, sizeof(msg))) != 0) {
-			if (m < 0)
-				return cli_usage_error("encode", usage_encode, "%s", msg);
-		} else if (parse_encode_opt(argc, argv, &i, &cfg)) {
-			return cli_usage_error("encode", usage_encode,
-					       "bad option or value '%s'", argv[i]);
+		} else if (cli_encode_opt(argc, argv, &i, &cfg, msg, sizeof(msg))) {
+			return cli_usage_error("encode", usage_encode, "%s", msg);
 		}
 	}
-	if (check_cfg(&cfg))
-		return CLI_USAGE;
+	if (cli_encode_check_cfg(&cfg, msg, sizeof(msg)))
+		return cli_usage_error("encode", usage_encode, "%s", msg);
 	return run_encode(&cfg, request);
 }

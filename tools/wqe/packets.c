@@ -115,46 +115,6 @@ static int close_capture(struct pkt_run *r, int rc)
 /* ------------------------------------------------------------------------ */
 /* One WQE. */
 
-static int is_rd_atomic(enum wqe_op op)
-{
-	return op == WQE_OP_RDMA_READ || op == WQE_OP_ATOMIC_CMP_AND_SWP ||
-	       op == WQE_OP_ATOMIC_FETCH_AND_ADD;
-}
-
-/* The payload pieces: the inline bytes of the WQE, or one piece per SGE
- * of a synthetic memory in which the byte at address A is A & 0xff. */
-static int payload_of(struct pkt_run *r)
-{
-	const struct wqe_desc *d = &r->d;
-	uint64_t off = 0;
-
-	r->niov = 0;
-	if (is_rd_atomic(d->op))
-		return 0;
-	if (d->is_inline) {
-		r->iov[0].base = d->inline_data;
-		r->iov[0].len = d->inline_len;
-		r->niov = 1;
-		return 0;
-	}
-	if (d->total_len > CLI_PKT_MAX_MSG)
-		return -1;
-	r->mem = malloc(d->total_len ? (size_t)d->total_len : 1);
-	if (!r->mem)
-		return -1;
-	for (uint32_t i = 0; i < d->num_sge; i++) {
-		const struct wqe_desc_sge *s = &d->sge[i];
-
-		for (uint32_t k = 0; k < s->length; k++)
-			r->mem[off + k] = (uint8_t)(s->addr + k);
-		r->iov[i].base = r->mem + off;
-		r->iov[i].len = s->length;
-		off += s->length;
-	}
-	r->niov = d->num_sge;
-	return 0;
-}
-
 static void print_summary(const struct pkt_run *r, const struct wqe_pktz *z)
 {
 	const struct wqe_desc *d = &r->d;
@@ -211,7 +171,7 @@ static int one_wqe(struct pkt_run *r, enum wqe_format fmt, enum wqe_qp_type t,
 
 	if (de != WQE_DEC_OK)
 		return fail("the decoder refuses the WQE", wqe_decode_err_str(de));
-	if (payload_of(r))
+	if (cli_payload_of(&r->d, r->iov, &r->niov, &r->mem))
 		return fail("the payload", strerror(ENOMEM));
 	if (wqe_pktz_init(&z, &r->qp, &r->d, r->psn, r->iov, r->niov, r->ip_id)) {
 		rc = fail("the packetizer refuses the WQE", strerror(EINVAL));
@@ -228,23 +188,6 @@ static int one_wqe(struct pkt_run *r, enum wqe_format fmt, enum wqe_qp_type t,
 	return rc;
 }
 
-static void pktz_qp_of(struct pkt_run *r, const struct wqe_encode_qp *qp)
-{
-	const struct cli_pkt_cfg *c = r->cfg;
-
-	r->qp.type = qp->qp_type;
-	r->qp.qpn = qp->qpn;
-	r->qp.dest_qpn = c->dqpn;
-	r->qp.mtu = c->mtu;
-	r->qp.pkey = (uint16_t)c->pkey;
-	r->qp.qkey = c->qkey;
-	memcpy(r->qp.smac, c->smac, 6);
-	memcpy(r->qp.dmac, c->dmac, 6);
-	r->qp.sgid = c->sip;
-	r->qp.dgid = c->dip;
-	r->qp.udp_sport = (uint16_t)c->sport;
-}
-
 int cli_packets(const struct cli_pkt_cfg *c, enum wqe_format fmt, const struct wqe_encode_qp *qp,
 		const struct cli_encoded *e, size_t n, const char *input)
 {
@@ -255,7 +198,7 @@ int cli_packets(const struct cli_pkt_cfg *c, enum wqe_format fmt, const struct w
 		return fail("--packets", strerror(ENOMEM));
 	r->cfg = c;
 	r->psn = c->psn;
-	pktz_qp_of(r, qp);
+	cli_pktz_qp_of(c, qp, &r->qp);
 	if (c->pcap)
 		rc = open_capture(r);
 	for (size_t i = 0; i < n && rc == CLI_OK; i++) {

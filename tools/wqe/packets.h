@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "wqe/packetize.h"
 #include "wqe/types.h"
 
 /* The ring each request is encoded into: the largest WQE fits. */
@@ -28,7 +29,8 @@ struct cli_encoded {
 };
 
 /* The path and the capture of --packets; the QP facts come from encode. The
- * options are defined in packets_opt.c, the expansion in packets.c. */
+ * options are defined in packets_opt.c, the expansion in packets.c (with
+ * the pieces libwqe_dpi shares in expand.c). */
 struct cli_pkt_cfg {
 	int on;		    /* --packets */
 	unsigned int given; /* which options were given (private bits) */
@@ -80,5 +82,20 @@ int cli_pkt_check_wr(const struct cli_pkt_cfg *c, enum wqe_qp_type t, const stru
  */
 int cli_packets(const struct cli_pkt_cfg *c, enum wqe_format fmt, const struct wqe_encode_qp *qp,
 		const struct cli_encoded *e, size_t n, const char *input);
+
+/*
+ * cli_payload_of - the payload pieces of the decoded WQE @d for the
+ * packetizer: nothing for READ and atomics, the inline bytes of the WQE,
+ * or one piece per SGE of a synthetic memory in which the byte at address
+ * A is A & 0xff, allocated into *@mem (free() it; NULL when none).
+ * Returns 0, or -1 (a message over CLI_PKT_MAX_MSG, out of memory).
+ */
+int cli_payload_of(const struct wqe_desc *d, struct wqe_iov iov[WQE_DESC_MAX_SGE], uint32_t *niov,
+		   uint8_t **mem);
+
+/* cli_pktz_qp_of - the packetizer's QP: the path of @c, the QP facts of
+ * @qp (type, QPN), no traffic class, hop limit or flow label. */
+void cli_pktz_qp_of(const struct cli_pkt_cfg *c, const struct wqe_encode_qp *qp,
+		    struct wqe_pktz_qp *out);
 
 #endif /* WQE_CLI_PACKETS_H */

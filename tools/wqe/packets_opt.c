@@ -178,13 +178,14 @@ int cli_pkt_opt(int argc, char **argv, int *i, struct cli_pkt_cfg *c, char *msg,
 	}
 	for (size_t k = 0; k < NUM_PKT_OPTS; k++) {
 		const struct pkt_opt *o = &pkt_opts[k];
-		int m = cli_opt(argc, argv, i, o->name, &v);
+		int m = cli_opt_msg(argc, argv, i, o->name, &v, msg, cap);
 
 		if (m == 0)
 			continue;
-		if (m < 0 || o->set(c, v)) {
-			snprintf(msg, cap, "bad value '%s' for %s: it takes %s", m < 0 ? "" : v,
-				 o->name, o->takes);
+		if (m < 0)
+			return -1;
+		if (o->set(c, v)) {
+			snprintf(msg, cap, "bad value '%s' for %s: it takes %s", v, o->name, o->takes);
 			return -1;
 		}
 		c->given |= o->bit;

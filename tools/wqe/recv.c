@@ -29,15 +29,6 @@ struct recv_run {
 	struct wqe_text_recv_wr req;
 };
 
-int cli_recv_slot_bytes(enum wqe_format fmt, uint32_t max_recv_sge, uint32_t *slot)
-{
-	struct wqe_qp_cap cap = {
-	    .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = max_recv_sge};
-	uint32_t nslots;
-
-	return wqe_calc_rq(fmt, &cap, slot, &nslots) ? -1 : 0;
-}
-
 static int recv_line_error(const struct recv_run *r, uint32_t lineno, uint32_t col, const char *msg)
 {
 	fprintf(stderr, "wqe: %s:%u:%u: %s\n", r->input, lineno, col, msg);
@@ -47,25 +38,11 @@ static int recv_line_error(const struct recv_run *r, uint32_t lineno, uint32_t c
 /* The checks of wqe_post_recv() on a QP of --max-recv-sge SGEs. */
 static int check_recv(struct recv_run *r, const char *line, size_t len, uint32_t lineno)
 {
-	const struct wqe_recv_wr *wr = &r->req.wr;
-	uint64_t total = 0;
 	char msg[160];
+	uint32_t col;
 
-	if ((uint32_t)wr->num_sge > r->cfg->max_recv_sge) {
-		snprintf(msg, sizeof(msg),
-			 "%d SGEs, but the QP takes at most %" PRIu32 " (--max-recv-sge)",
-			 wr->num_sge, r->cfg->max_recv_sge);
-		return recv_line_error(
-		    r, lineno, cli_key_column(line, len, "sge", (int)r->cfg->max_recv_sge + 1),
-		    msg);
-	}
-	for (int i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
-	if (total > (1ull << 31)) {
-		snprintf(msg, sizeof(msg), "a receive buffer of %" PRIu64 " bytes is over 2^31",
-			 total);
-		return recv_line_error(r, lineno, cli_key_column(line, len, "sge", 1), msg);
-	}
+	if (cli_recv_check(r->cfg->max_recv_sge, line, len, &r->req.wr, msg, sizeof(msg), &col))
+		return recv_line_error(r, lineno, col, msg);
 	return CLI_OK;
 }
 
@@ -162,6 +139,7 @@ static int encode_recv_all(struct recv_run *r, const char *buf, size_t len)
 int cli_encode_recv(const struct cli_recv_cfg *cfg, const char *buf, size_t len, const char *input)
 {
 	struct recv_run *r = calloc(1, sizeof(*r));
+	char msg[160];
 	int rc;
 
 	if (!r)
@@ -170,11 +148,8 @@ int cli_encode_recv(const struct cli_recv_cfg *cfg, const char *buf, size_t len,
 	r->input = input;
 	rc = CLI_OK;
 	for (size_t k = 0; rc == CLI_OK && k < cfg->nfmt; k++)
-		if (cli_recv_slot_bytes(cfg->fmt[k], cfg->max_recv_sge, &r->slot[k]))
-			rc = cli_usage_error("encode", usage_encode,
-					     "no %s receive queue takes %" PRIu32
-					     " SGEs (--max-recv-sge: 1 to 64, rxe at most 32)",
-					     wqe_format_str(cfg->fmt[k]), cfg->max_recv_sge);
+		if (cli_recv_slot(cfg->fmt[k], cfg->max_recv_sge, &r->slot[k], msg, sizeof(msg)))
+			rc = cli_usage_error("encode", usage_encode, "%s", msg);
 	if (rc == CLI_OK)
 		rc = encode_recv_all(r, buf, len);
 	if (rc == CLI_OK)

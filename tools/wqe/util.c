@@ -8,7 +8,8 @@
 
 #include "cli.h"
 
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
+int cli_opt_msg(int argc, char **argv, int *i, const char *name, const char **value, char *msg,
+		size_t cap)
 {
 	const char *arg = argv[*i];
 	size_t n = strlen(name);
@@ -22,11 +23,21 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
 	if (arg[n] != '\0')
 		return 0;
 	if (*i + 1 >= argc) {
-		fprintf(stderr, "wqe: option %s needs a value\n", name);
+		snprintf(msg, cap, "option %s needs a value", name);
 		return -1;
 	}
 	*value = argv[++*i];
 	return 1;
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
+{
+	char msg[128];
+	int m = cli_opt_msg(argc, argv, i, name, value, msg, sizeof(msg));
+
+	if (m < 0)
+		fprintf(stderr, "wqe: %s\n", msg);
+	return m;
 }
 
 int cli_is_help(const char *arg)
