@@ -84,11 +84,21 @@ void html_esc(FILE *f, const char *s, size_t n)
 		unsigned char c = (unsigned char)s[i];
 
 		switch (c) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
 		default:
 			/* Control bytes have no business in a page: shown, not passed. */
 			if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
@@ -181,71 +191,71 @@ void html_mark_retransmit(struct html_report *h, struct html_pkt *k)
 }
 
 static const char style[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fff}"
-	"h1{font-size:1.4em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
-	"pre,.mono{font:12px/1.35 ui-monospace,monospace}pre{background:#f6f6f6;padding:.5em;"
-	"overflow-x:auto}"
-	".verdict.ok{color:#1a7f37}.verdict.bad{color:#b42318;font-weight:bold}"
-	"svg text{font:11px ui-monospace,monospace;fill:#222}"
-	".lane{stroke:#888;stroke-width:2}.lanename{font-weight:bold;font-size:13px}"
-	".pkt line{stroke-width:1.6}.pkt text{fill:#222}"
-	".pkt.req line{stroke:#1f5fbf}.pkt.req polygon{fill:#1f5fbf}"
-	".pkt.resp line{stroke:#0a8f6a}.pkt.resp polygon{fill:#0a8f6a}"
-	".pkt.ack line{stroke:#3a9d23}.pkt.ack polygon{fill:#3a9d23}"
-	".pkt.retx line{stroke:#d97706;stroke-dasharray:6 3}.pkt.retx polygon{fill:#d97706}"
-	".pkt.nak line{stroke:#d11;stroke-width:2.4}.pkt.nak polygon{fill:#d11}"
-	".pkt.nak text{fill:#d11;font-weight:bold}"
-	".pkt.lost line{stroke:#999;stroke-dasharray:2 3}.pkt.lost text{fill:#777}"
-	".pkt.damaged line,.pkt.badicrc line{stroke:#8e24aa}"
-	".pkt.damaged polygon,.pkt.badicrc polygon{fill:#8e24aa}"
-	".pkt.dropped line{stroke:#b42318}.pkt.dropped polygon{fill:#b42318}"
-	".pkt.other text{fill:#777;font-style:italic}"
-	".mark{font-weight:bold;font-size:14px}.pkt.lost .mark{fill:#777}"
-	".pkt:hover text{font-weight:bold}.pkt:target line{stroke-width:4}"
-	".legend span{display:inline-block;margin-right:1.2em}"
-	".legend i{display:inline-block;width:26px;height:0;border-top:3px solid;"
-	"vertical-align:middle;margin-right:4px}"
-	".shapes{display:flex;gap:1em;align-items:flex-start;flex-wrap:wrap}"
-	".shape{flex:1 1 30%;min-width:320px;border:1px solid #ddd;padding:.5em;"
-	"border-radius:4px;overflow-x:auto}.shape h4{margin:.2em 0 .4em}"
-	".req{border-top:1px dashed #bbb;margin-top:1.5em}.req:target{background:#fffbe6}"
-	"table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;"
-	"text-align:left;vertical-align:top}tr.bad td{background:#fdecea}"
-	"table.fields td{font:11px ui-monospace,monospace}"
-	".seg0{fill:#dbeafe}.seg1{fill:#dcfce7}.seg2{fill:#fef3c7}.seg3{fill:#fce7f3}"
-	".seg4{fill:#e0e7ff}.seg5{fill:#ccfbf1}.seg6{fill:#fde2cf}.seg7{fill:#ede9fe}"
-	".seg8{fill:#eeeeee}.field{stroke:#555;stroke-width:.8}"
-	".fname{font:9px system-ui,sans-serif;fill:#333}.hex{font:10px ui-monospace,monospace}"
-	".ring{fill:none;stroke:#1f5fbf;stroke-width:1.5}.ringbox{fill:#fafafa;stroke:#ccc}"
-	".stall{fill:#d11}"
-	"details{margin:.2em 0}details:target{background:#fffbe6}summary{cursor:pointer}";
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fff}"
+    "h1{font-size:1.4em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
+    "pre,.mono{font:12px/1.35 ui-monospace,monospace}pre{background:#f6f6f6;padding:.5em;"
+    "overflow-x:auto}"
+    ".verdict.ok{color:#1a7f37}.verdict.bad{color:#b42318;font-weight:bold}"
+    "svg text{font:11px ui-monospace,monospace;fill:#222}"
+    ".lane{stroke:#888;stroke-width:2}.lanename{font-weight:bold;font-size:13px}"
+    ".pkt line{stroke-width:1.6}.pkt text{fill:#222}"
+    ".pkt.req line{stroke:#1f5fbf}.pkt.req polygon{fill:#1f5fbf}"
+    ".pkt.resp line{stroke:#0a8f6a}.pkt.resp polygon{fill:#0a8f6a}"
+    ".pkt.ack line{stroke:#3a9d23}.pkt.ack polygon{fill:#3a9d23}"
+    ".pkt.retx line{stroke:#d97706;stroke-dasharray:6 3}.pkt.retx polygon{fill:#d97706}"
+    ".pkt.nak line{stroke:#d11;stroke-width:2.4}.pkt.nak polygon{fill:#d11}"
+    ".pkt.nak text{fill:#d11;font-weight:bold}"
+    ".pkt.lost line{stroke:#999;stroke-dasharray:2 3}.pkt.lost text{fill:#777}"
+    ".pkt.damaged line,.pkt.badicrc line{stroke:#8e24aa}"
+    ".pkt.damaged polygon,.pkt.badicrc polygon{fill:#8e24aa}"
+    ".pkt.dropped line{stroke:#b42318}.pkt.dropped polygon{fill:#b42318}"
+    ".pkt.other text{fill:#777;font-style:italic}"
+    ".mark{font-weight:bold;font-size:14px}.pkt.lost .mark{fill:#777}"
+    ".pkt:hover text{font-weight:bold}.pkt:target line{stroke-width:4}"
+    ".legend span{display:inline-block;margin-right:1.2em}"
+    ".legend i{display:inline-block;width:26px;height:0;border-top:3px solid;"
+    "vertical-align:middle;margin-right:4px}"
+    ".shapes{display:flex;gap:1em;align-items:flex-start;flex-wrap:wrap}"
+    ".shape{flex:1 1 30%;min-width:320px;border:1px solid #ddd;padding:.5em;"
+    "border-radius:4px;overflow-x:auto}.shape h4{margin:.2em 0 .4em}"
+    ".req{border-top:1px dashed #bbb;margin-top:1.5em}.req:target{background:#fffbe6}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;"
+    "text-align:left;vertical-align:top}tr.bad td{background:#fdecea}"
+    "table.fields td{font:11px ui-monospace,monospace}"
+    ".seg0{fill:#dbeafe}.seg1{fill:#dcfce7}.seg2{fill:#fef3c7}.seg3{fill:#fce7f3}"
+    ".seg4{fill:#e0e7ff}.seg5{fill:#ccfbf1}.seg6{fill:#fde2cf}.seg7{fill:#ede9fe}"
+    ".seg8{fill:#eeeeee}.field{stroke:#555;stroke-width:.8}"
+    ".fname{font:9px system-ui,sans-serif;fill:#333}.hex{font:10px ui-monospace,monospace}"
+    ".ring{fill:none;stroke:#1f5fbf;stroke-width:1.5}.ringbox{fill:#fafafa;stroke:#ccc}"
+    ".stall{fill:#d11}"
+    "details{margin:.2em 0}details:target{background:#fffbe6}summary{cursor:pointer}";
 
 /* A tiny script: expand or fold every packet's details at once. */
 static const char script[] =
-	"(function(){var b=document.getElementById('toggle');if(!b)return;"
-	"b.addEventListener('click',function(){var d=document.querySelectorAll('#packets "
-	"details');var o=!(d.length&&d[0].open);for(var i=0;i<d.length;i++)d[i].open=o;});"
-	"})();";
+    "(function(){var b=document.getElementById('toggle');if(!b)return;"
+    "b.addEventListener('click',function(){var d=document.querySelectorAll('#packets "
+    "details');var o=!(d.length&&d[0].open);for(var i=0;i<d.length;i++)d[i].open=o;});"
+    "})();";
 
 static void legend(FILE *f)
 {
 	static const struct {
 		const char *cls, *colour, *what;
 	} t[] = {
-		{"req", "#1f5fbf", "request packet"},
-		{"resp", "#0a8f6a", "READ response / atomic ACK"},
-		{"ack", "#3a9d23", "ACK"},
-		{"nak", "#d11", "NAK or RNR NAK (syndrome named)"},
-		{"retx", "#d97706", "retransmission (dashed)"},
-		{"lost", "#999", "lost in the link (stops half-way, x)"},
-		{"dropped", "#b42318", "dropped by the receiving port (|)"},
-		{"damaged", "#8e24aa", "arrived damaged / ICRC bad (!)"},
+	    {"req", "#1f5fbf", "request packet"},
+	    {"resp", "#0a8f6a", "READ response / atomic ACK"},
+	    {"ack", "#3a9d23", "ACK"},
+	    {"nak", "#d11", "NAK or RNR NAK (syndrome named)"},
+	    {"retx", "#d97706", "retransmission (dashed)"},
+	    {"lost", "#999", "lost in the link (stops half-way, x)"},
+	    {"dropped", "#b42318", "dropped by the receiving port (|)"},
+	    {"damaged", "#8e24aa", "arrived damaged / ICRC bad (!)"},
 	};
 
 	fputs("<p class=\"legend\">", f);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		fprintf(f, "<span class=\"lg-%s\"><i style=\"border-color:%s\"></i>%s</span>", t[i].cls,
-			t[i].colour, t[i].what);
+		fprintf(f, "<span class=\"lg-%s\"><i style=\"border-color:%s\"></i>%s</span>",
+			t[i].cls, t[i].colour, t[i].what);
 	fputs("</p>\n", f);
 }
 
@@ -263,8 +273,9 @@ static void packet_details(FILE *f, const struct html_report *h)
 		size_t n = 0;
 		FILE *m;
 
-		fprintf(f, "<details id=\"pd-%lld\"><summary>frame %lld, %zu B, <a href=\"#pkt-%lld\">"
-			   "ladder</a>",
+		fprintf(f,
+			"<details id=\"pd-%lld\"><summary>frame %lld, %zu B, <a href=\"#pkt-%lld\">"
+			"ladder</a>",
 			(long long)k->index, (long long)k->index, k->len, (long long)k->index);
 		if (k->request >= 0)
 			fprintf(f, ", request <a href=\"#req-%d\">#%d</a>", k->request + 1,
@@ -316,7 +327,8 @@ static void page(FILE *f, const struct html_report *h)
 	html_escs(f, h->verdict);
 	fputs("</p>\n<nav><a href=\"#ladder\">exchange</a>", f);
 	if (!h->capture_only)
-		fputs(" | <a href=\"#rings\">send rings</a> | <a href=\"#requests\">requests</a>", f);
+		fputs(" | <a href=\"#rings\">send rings</a> | <a href=\"#requests\">requests</a>",
+		      f);
 	if (h->two_shapes)
 		fputs(" | <a href=\"#two-shapes\">mlx5 and rxe</a>", f);
 	fputs(" | <a href=\"#packets\">packets</a>", f);

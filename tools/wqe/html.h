@@ -33,18 +33,18 @@ enum html_fate {
 	HTML_FATE_DELIVERED,   /* the receiver took it */
 	HTML_FATE_DROPPED,     /* the receiving port dropped it (reason) */
 	HTML_FATE_DAMAGED,     /* it arrived changed (the link corrupted it) */
-	HTML_FATE_LOST,        /* it never arrived (the link lost it) */
+	HTML_FATE_LOST,	       /* it never arrived (the link lost it) */
 };
 
 /* One frame of the capture: a row of the ladder. */
 struct html_pkt {
-	int64_t index;     /* 0-based index in the capture */
+	int64_t index; /* 0-based index in the capture */
 	uint64_t time_ns;
-	int from, to;      /* lanes, -1 unknown */
-	int32_t request;   /* the request it belongs to, -1 none */
+	int from, to;	 /* lanes, -1 unknown */
+	int32_t request; /* the request it belongs to, -1 none */
 	uint8_t *frame;
 	size_t len;
-	int linktype;      /* a DLT_* value */
+	int linktype; /* a DLT_* value */
 	enum html_fate fate;
 	uint32_t arrivals; /* copies the receiver saw (2 or more: duplicated) */
 	bool retransmit;   /* a request packet with a PSN its QP already sent */
@@ -56,18 +56,18 @@ struct html_req {
 	uint32_t line;
 	char qp[HTML_NAME_MAX];
 	char endpoint[HTML_NAME_MAX];
-	char *text;        /* the request line */
-	char *wr_text;     /* wqe_print_send_wr()'s output */
+	char *text;    /* the request line */
+	char *wr_text; /* wqe_print_send_wr()'s output */
 	int err;
 	char why[128];
 	enum wqe_format format;
 	enum wqe_qp_type qp_type;
 	uint32_t qpn;
-	uint8_t *wqe;      /* NULL if refused */
+	uint8_t *wqe; /* NULL if refused */
 	uint32_t wqe_len;
 	uint32_t wqe_counter;
 	char completion[192]; /* the summary's last column */
-	char *nic_text;    /* what the NIC did with it, one event a line */
+	char *nic_text;	      /* what the NIC did with it, one event a line */
 	size_t nic_len, nic_cap;
 };
 
@@ -82,8 +82,8 @@ struct html_ring {
 struct html_report {
 	/* the page */
 	char title[128];
-	char source[256];   /* scenario file or capture */
-	char verdict[600];  /* the run's result line */
+	char source[256];  /* scenario file or capture */
+	char verdict[600]; /* the run's result line */
 	bool failed;
 	/* lanes: endpoints, or the addresses of a capture */
 	char lane[16][HTML_NAME_MAX];
@@ -101,9 +101,9 @@ struct html_report {
 	char *summary_rows; /* <tr> rows of the summary table, escaped */
 	size_t sum_len, sum_cap;
 	const char *legend;
-	bool two_shapes;    /* wqe demo: the mlx5/rxe section */
-	bool capture_only;  /* wqe dissect: no requests, no rings */
-	bool oom;           /* an allocation failed: the commit refuses */
+	bool two_shapes;   /* wqe demo: the mlx5/rxe section */
+	bool capture_only; /* wqe dissect: no requests, no rings */
+	bool oom;	   /* an allocation failed: the commit refuses */
 	/* the file */
 	char *path;
 	char *tmp;

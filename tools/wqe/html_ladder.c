@@ -26,8 +26,7 @@ static void classes(FILE *f, const struct html_pkt *k, const struct wqe_pkt *p, 
 
 	if (rc || wqe_wire_opcode_info(p->bth.opcode, &oi)) {
 		fputs("other", f);
-	} else if (p->hdrs & WQE_HDR_AETH &&
-		   wqe_aeth_type(p->aeth.syndrome) != WQE_AETH_TYPE_ACK) {
+	} else if (p->hdrs & WQE_HDR_AETH && wqe_aeth_type(p->aeth.syndrome) != WQE_AETH_TYPE_ACK) {
 		fputs("nak", f);
 	} else if (oi.kind == WQE_KIND_ACK || oi.kind == WQE_KIND_ATOMIC_ACK) {
 		fputs(oi.kind == WQE_KIND_ACK ? "ack" : "resp", f);
@@ -97,8 +96,8 @@ static void arrow(FILE *f, const struct html_pkt *k, int y)
 		int xm = xa + (xb - xa) * 3 / 5;
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", xa, y, xm, y + 6);
-		fprintf(f, "<text class=\"mark\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">x</text>", xm,
-			y + 11);
+		fprintf(f, "<text class=\"mark\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">x</text>",
+			xm, y + 11);
 		return;
 	}
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", xa, y, xb - dir * 2, yb);
@@ -160,8 +159,9 @@ void html_write_ladder(FILE *f, const struct html_report *h)
 		"the capture and its time). Each arrow links to its request (or its "
 		"headers).</p>\n",
 		h->npkt, h->npkt == 1 ? "" : "s");
-	fprintf(f, "<svg class=\"ladder\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+	fprintf(f,
+		"<svg class=\"ladder\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		w, ht, w, ht);
 	fputs("<text x=\"8\" y=\"20\">frame  time</text>\n", f);
 	for (int i = 0; i < h->nlanes; i++) {
@@ -170,7 +170,8 @@ void html_write_ladder(FILE *f, const struct html_report *h)
 		html_escs(f, h->lane[i]);
 		fprintf(f, "</text><text x=\"%d\" y=\"36\" text-anchor=\"middle\">", lane_x(i));
 		html_escs(f, h->lane_addr[i]);
-		fprintf(f, "</text><line class=\"lane\" x1=\"%d\" y1=\"44\" x2=\"%d\" y2=\"%d\"/>\n",
+		fprintf(f,
+			"</text><line class=\"lane\" x1=\"%d\" y1=\"44\" x2=\"%d\" y2=\"%d\"/>\n",
 			lane_x(i), lane_x(i), ht - 4);
 	}
 	for (size_t i = 0; i < h->npkt; i++)
@@ -226,9 +227,10 @@ static void ring_band(FILE *f, const struct html_report *h, int qp, int y0, int 
 
 		if (s->qp != qp || s->stall_request < 0)
 			continue;
-		fprintf(f, "<a href=\"#req-%d\"><polygon class=\"stall\" points=\"%d,%d %d,%d %d,%d\">"
-			   "<title>t=%llu us: request #%d waits (fence or READ/atomic credit)"
-			   "</title></polygon></a>\n",
+		fprintf(f,
+			"<a href=\"#req-%d\"><polygon class=\"stall\" points=\"%d,%d %d,%d %d,%d\">"
+			"<title>t=%llu us: request #%d waits (fence or READ/atomic credit)"
+			"</title></polygon></a>\n",
 			s->stall_request + 1, x, y0 + 2, x - 5, y0 - 7, x + 5, y0 - 7,
 			(unsigned long long)(s->time_ns / 1000), s->stall_request + 1);
 	}
@@ -264,8 +266,9 @@ void html_write_rings(FILE *f, const struct html_report *h)
 			y += BAND_GAP;
 		}
 	if (h->nring)
-		fprintf(f, "<text x=\"%d\" y=\"%d\">t=%llu us</text><text x=\"%d\" y=\"%d\" "
-			   "text-anchor=\"end\">t=%llu us</text>\n",
+		fprintf(f,
+			"<text x=\"%d\" y=\"%d\">t=%llu us</text><text x=\"%d\" y=\"%d\" "
+			"text-anchor=\"end\">t=%llu us</text>\n",
 			X0, y + 4, (unsigned long long)(h->ring[0].time_ns / 1000), X0 + W, y + 4,
 			(unsigned long long)(h->ring[h->nring - 1].time_ns / 1000));
 	fputs("</svg></section>\n", f);

@@ -237,7 +237,8 @@ static void on_nic(struct html_report *h, const struct wqe_scenario_event *ev)
 	struct html_req *r = req_at(h, ev->request);
 	char who[2 * HTML_NAME_MAX + 2];
 
-	snprintf(who, sizeof(who), "%s %s", (int)ev->endpoint < h->nlanes ? h->lane[ev->endpoint] : "?",
+	snprintf(who, sizeof(who), "%s %s",
+		 (int)ev->endpoint < h->nlanes ? h->lane[ev->endpoint] : "?",
 		 ev->qp >= 0 && ev->qp < h->nqps ? h->qp_name[ev->qp] : "?");
 	switch (t->kind) {
 	case WQE_TRACE_TX:
@@ -248,20 +249,24 @@ static void on_nic(struct html_report *h, const struct wqe_scenario_event *ev)
 		on_arrival(h, ev);
 		break;
 	case WQE_TRACE_FETCH:
-		note(h, r, ev->time_ns, who, "fetched the WQE: %u block%s read from the ring, %u payload read%s",
+		note(h, r, ev->time_ns, who,
+		     "fetched the WQE: %u block%s read from the ring, %u payload read%s",
 		     t->fetch_blocks, t->fetch_blocks == 1 ? "" : "s", t->payload_reads,
 		     t->payload_reads == 1 ? "" : "s");
 		break;
 	case WQE_TRACE_CHECK_FAIL:
-		note(h, r, ev->time_ns, who, "processing-time check FAILED: %s: %s -> %s, no packet",
-		     wqe_check_str(t->check), t->reason ? t->reason : "", wqe_wc_status_str(t->status));
+		note(h, r, ev->time_ns, who,
+		     "processing-time check FAILED: %s: %s -> %s, no packet",
+		     wqe_check_str(t->check), t->reason ? t->reason : "",
+		     wqe_wc_status_str(t->status));
 		break;
 	case WQE_TRACE_STALL:
 		note(h, r, ev->time_ns, who, "waits: %s", t->reason ? t->reason : "");
 		ring_sample(h, ev, ev->request >= 0 ? ev->request : (int32_t)h->nreq);
 		return;
 	case WQE_TRACE_RETRY:
-		note(h, r, ev->time_ns, who, "goes back to PSN %u: %s", t->psn, t->reason ? t->reason : "");
+		note(h, r, ev->time_ns, who, "goes back to PSN %u: %s", t->psn,
+		     t->reason ? t->reason : "");
 		break;
 	case WQE_TRACE_CQE:
 		note(h, r, ev->time_ns, who, "%s CQE: status %s, opcode %s, byte_len %u",

@@ -19,9 +19,9 @@ static int seg_colour(const char *seg)
 	static const struct {
 		const char *name;
 		int colour;
-	} t[] = {{"ctrl", 0},	 {"wr", 0},	{"raddr", 1},	 {"rdma", 1}, {"atomic", 2},
-		 {"datagram", 3}, {"ud", 3},	{"av", 3},	 {"data", 4}, {"sge", 4},
-		 {"dma", 5},	 {"inline", 6}, {"progress", 7}, {"union", 8}};
+	} t[] = {{"ctrl", 0},	  {"wr", 0},	 {"raddr", 1},	  {"rdma", 1}, {"atomic", 2},
+		 {"datagram", 3}, {"ud", 3},	 {"av", 3},	  {"data", 4}, {"sge", 4},
+		 {"dma", 5},	  {"inline", 6}, {"progress", 7}, {"union", 8}};
 	size_t n = strcspn(seg, "[");
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -47,8 +47,8 @@ static void field_boxes(FILE *f, const struct wqe_field *fd)
 	uint32_t o = fd->offset, end = fd->offset + fd->length;
 	bool named = false;
 	int c = strncmp(fd->name, "reserved", 8) && strncmp(fd->name, "unused", 6)
-			? seg_colour(fd->segment)
-			: 8;
+		    ? seg_colour(fd->segment)
+		    : 8;
 
 	while (o < end) {
 		uint32_t r = o / BPR, col = o % BPR;
@@ -56,8 +56,9 @@ static void field_boxes(FILE *f, const struct wqe_field *fd)
 		int x = OFFW + (int)col * CW, y = (int)r * RH, w = (int)n * CW;
 		size_t room = (size_t)(w - 4) / 5, len = strlen(fd->name);
 
-		fprintf(f, "<g><rect class=\"field seg%d\" x=\"%d\" y=\"%d\" width=\"%d\" "
-			   "height=\"%d\"/>",
+		fprintf(f,
+			"<g><rect class=\"field seg%d\" x=\"%d\" y=\"%d\" width=\"%d\" "
+			"height=\"%d\"/>",
 			c, x, y + 1, w, RH - 2);
 		field_title(f, fd);
 		if (!named && room >= 2) {
@@ -73,8 +74,9 @@ static void field_boxes(FILE *f, const struct wqe_field *fd)
 
 static void field_table(FILE *f, const struct wqe_description *d, const uint8_t *wqe)
 {
-	fprintf(f, "<details><summary>%u fields</summary><table class=\"fields\"><tr><th>off"
-		   "</th><th>segment</th><th>field</th><th>bytes</th><th>meaning</th></tr>",
+	fprintf(f,
+		"<details><summary>%u fields</summary><table class=\"fields\"><tr><th>off"
+		"</th><th>segment</th><th>field</th><th>bytes</th><th>meaning</th></tr>",
 		d->num_fields);
 	for (uint32_t i = 0; i < d->num_fields; i++) {
 		const struct wqe_field *fd = &d->field[i];
@@ -112,13 +114,14 @@ void html_wqe(FILE *f, enum wqe_format fmt, enum wqe_qp_type t, uint32_t qpn, co
 	}
 	size = d->desc.size <= len ? d->desc.size : len;
 	rows = (size + BPR - 1) / BPR;
-	fprintf(f, "<p>%u bytes that carry meaning, in %u ring block%s of 64 B", size,
-		len / 64, len == 64 ? "" : "s");
+	fprintf(f, "<p>%u bytes that carry meaning, in %u ring block%s of 64 B", size, len / 64,
+		len == 64 ? "" : "s");
 	if (fmt == WQE_FORMAT_RXE && size < len)
 		fprintf(f, " (the rest of the %u-byte slot is not shown)", len);
 	fputs(".</p>\n", f);
-	fprintf(f, "<svg class=\"wqe\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%u\">\n",
+	fprintf(f,
+		"<svg class=\"wqe\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%u\">\n",
 		OFFW + BPR * CW + 2, rows * RH + 2);
 	for (uint32_t i = 0; i < d->num_fields; i++)
 		if (d->field[i].offset + d->field[i].length <= size)
