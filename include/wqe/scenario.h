@@ -45,6 +45,54 @@ WQE_API struct wqe_scenario *wqe_scenario_parse(const char *name, const char *te
 /* Frees @sc (and everything a run created). */
 WQE_API void wqe_scenario_free(struct wqe_scenario *sc);
 
+struct wqe_send_wr;
+struct wqe_trace_event;
+
+/* What an observer of a run is shown (wqe_scenario_opts.observe). */
+enum wqe_scenario_ev_kind {
+	WQE_SCENARIO_EV_POST = 0, /* a send request was posted (accepted or refused) */
+	WQE_SCENARIO_EV_NIC,      /* an engine event of one endpoint (wqe/trace.h) */
+};
+
+/*
+ * One event of a run. Pointers are valid during the observer's call only.
+ * Requests are numbered as the trace and the summary number them (#N is
+ * @request N - 1); endpoints and QPs in the order the file declares them
+ * (wqe_scenario_endpoint(), wqe_scenario_qp()).
+ */
+struct wqe_scenario_event {
+	enum wqe_scenario_ev_kind kind;
+	uint64_t time_ns;      /* the scenario's virtual clock */
+	uint32_t endpoint;
+	int32_t qp;            /* the QP it concerns, or -1 */
+	int32_t request;       /* the send request it belongs to, or -1 */
+	/* NIC, a frame sent (WQE_TRACE_TX): its 0-based index among every frame
+	 * every endpoint sent, which is its index in the run's capture
+	 * (opts.pcap); -1 for every other event */
+	int64_t frame_index;
+	/* The QP's send ring after the event: blocks between the consumer and
+	 * the producer counter, and its size in blocks (both 0 when @qp < 0) */
+	uint32_t sq_used;
+	uint32_t sq_blocks;
+	/* NIC: the engine's event as wqe/trace.h gives it */
+	const struct wqe_trace_event *nic;
+	/* POST */
+	uint32_t line;                /* line of the post statement */
+	const char *text;             /* the request as written (not NUL-terminated) */
+	size_t text_len;
+	const struct wqe_send_wr *wr; /* the software Work Request as posted */
+	int err;                      /* wqe_post_send()'s result: 0 accepted */
+	const char *why;              /* refused: why, in words ("" otherwise) */
+	enum wqe_format format;       /* the format of the QP's WQEs */
+	enum wqe_qp_type qp_type;
+	uint32_t qpn;
+	const uint8_t *wqe;           /* accepted: its ring blocks, contiguous; else NULL */
+	uint32_t wqe_len;             /* blocks x 64 */
+	uint32_t wqe_counter;         /* the producer counter of its first block */
+};
+
+typedef void (*wqe_scenario_observe_fn)(void *arg, const struct wqe_scenario_event *ev);
+
 /* Options of a run. Zero-initialise, then set what you need. */
 struct wqe_scenario_opts {
 	FILE *trace;          /* NULL: no trace; else the three shapes of every request */
@@ -54,6 +102,11 @@ struct wqe_scenario_opts {
 	uint64_t seed;
 	int format_set;       /* non-zero: every endpoint uses @format */
 	enum wqe_format format;
+	/* NULL: none; else called for every post and engine event, in order,
+	 * on the caller's thread, inside wqe_scenario_run(); it must not call
+	 * back into @sc */
+	wqe_scenario_observe_fn observe;
+	void *observe_arg;
 };
 
 /* What a run did. */
@@ -95,6 +148,48 @@ WQE_API int wqe_scenario_write_json(const struct wqe_scenario *sc, FILE *f);
  * Returns 0, or -1 (NULL argument or a write error).
  */
 WQE_API int wqe_scenario_print_summary(const struct wqe_scenario *sc, FILE *f);
+
+/* An endpoint of a scenario, as declared (and, after a run, as run). */
+struct wqe_scenario_endpoint_info {
+	const char *name;       /* valid as long as the scenario */
+	union wqe_gid gid;
+	uint8_t mac[6];
+	enum wqe_format format; /* after a run: the format it ran with */
+};
+/* Fills *@out for endpoint @i: 0, or -1 (NULL argument or no such endpoint). */
+WQE_API int wqe_scenario_endpoint(const struct wqe_scenario *sc, uint32_t i,
+				  struct wqe_scenario_endpoint_info *out);
+
+/* A queue pair of a scenario. */
+struct wqe_scenario_qp_info {
+	const char *name;  /* valid as long as the scenario */
+	uint32_t endpoint; /* index for wqe_scenario_endpoint() */
+	enum wqe_qp_type type;
+	uint32_t qpn;      /* 0 until a run has created it */
+};
+/* Fills *@out for QP @i: 0, or -1 (NULL argument or no such QP). */
+WQE_API int wqe_scenario_qp(const struct wqe_scenario *sc, uint32_t i,
+			    struct wqe_scenario_qp_info *out);
+
+/* One row of wqe_scenario_print_summary(), its cells as text. */
+struct wqe_scenario_row {
+	uint32_t line;
+	const char *qp;        /* the QP's name */
+	const char *transport; /* "RC", "UC", "UD" */
+	const char *opcode;    /* wqe_wr_opcode_str() */
+	char flags[5];         /* F S E I, '-' where not set */
+	char wqe[16];          /* "bytes/blocks", "-" if refused */
+	const char *data;      /* "inline", "DMA", "none" */
+	char txns[24];         /* "blocks+reads=total", "-" if never fetched */
+	uint32_t packets;
+	char completion[192];
+};
+/* Fills *@out for request @i (0-based) of the last run: 0, or -1 (NULL
+ * argument or no such request). */
+WQE_API int wqe_scenario_summary_row(const struct wqe_scenario *sc, size_t i,
+				     struct wqe_scenario_row *out);
+/* The legend printed under the summary's rows (static, several lines). */
+WQE_API const char *wqe_scenario_summary_legend(void);
 
 #ifdef __cplusplus
 }

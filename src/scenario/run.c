@@ -229,6 +229,8 @@ static int ex_post(struct wqe_scenario *sc, struct sc_stmt *st, struct wqe_scena
 		sc_req_record(sc, r, &sc->req.wr);
 		if (sc->opts->trace)
 			sc_trace_post(sc, st, r, &sc->req.wr);
+		if (sc->opts->observe)
+			sc_observe_post(sc, st, r, &sc->req.wr);
 		if (rc && after.sq_pi != before.sq_pi)
 			return sc_fail(err, st->line, 0, "refused request left %u blocks in the ring",
 				       after.sq_pi - before.sq_pi);

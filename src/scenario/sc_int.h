@@ -262,6 +262,9 @@ void sc_trace_post(struct wqe_scenario *sc, const struct sc_stmt *st, const stru
 void sc_trace_recv(struct wqe_scenario *sc, const struct sc_stmt *st,
 		   const struct wqe_send_wr *wr, int rc);
 void sc_trace_run(struct wqe_scenario *sc, const struct sc_stmt *st);
+/* wqe_scenario_opts.observe's post event for @r */
+void sc_observe_post(struct wqe_scenario *sc, const struct sc_stmt *st, const struct sc_req *r,
+		     const struct wqe_send_wr *wr);
 void sc_settle(struct wqe_scenario *sc);
 
 #endif

@@ -200,3 +200,26 @@ int wqe_scenario_run(struct wqe_scenario *sc, const struct wqe_scenario_opts *op
 		*res = sc->res;
 	return rc;
 }
+
+int wqe_scenario_endpoint(const struct wqe_scenario *sc, uint32_t i,
+			  struct wqe_scenario_endpoint_info *out)
+{
+	if (!sc || !out || i >= sc->nep)
+		return -1;
+	out->name = sc->ep[i].name;
+	out->gid = sc->ep[i].gid;
+	memcpy(out->mac, sc->ep[i].mac, 6);
+	out->format = sc->ep[i].format;
+	return 0;
+}
+
+int wqe_scenario_qp(const struct wqe_scenario *sc, uint32_t i, struct wqe_scenario_qp_info *out)
+{
+	if (!sc || !out || i >= sc->nqp)
+		return -1;
+	out->name = sc->qp[i].name;
+	out->endpoint = sc->qp[i].ep;
+	out->type = sc->qp[i].type;
+	out->qpn = sc->qp[i].qp ? wqe_qp_num(sc->qp[i].qp) : 0;
+	return 0;
+}

@@ -42,35 +42,57 @@ static void outcome(const struct sc_req *r, char *buf, size_t cap)
 		snprintf(buf, cap, "none yet: still outstanding");
 }
 
+static const char legend[] =
+	"flags: F fence, S signaled (a CQE on success), E solicited (BTH SE bit), I inline.\n"
+	"WQE B/blk: bytes of the WQE (DS x 16) and 64-byte ring blocks. host txns: WQE blocks "
+	"fetched + payload DMA reads\n(every fetch, retries included). pkts: request packets "
+	"sent, retransmissions included.\n";
+
+const char *wqe_scenario_summary_legend(void)
+{
+	return legend;
+}
+
+int wqe_scenario_summary_row(const struct wqe_scenario *sc, size_t i, struct wqe_scenario_row *out)
+{
+	const struct sc_req *r;
+	const struct sc_qp *q;
+
+	if (!sc || !out || i >= sc->nreqs)
+		return -1;
+	r = &sc->reqs[i];
+	q = &sc->qp[r->qp];
+	memset(out, 0, sizeof(*out));
+	out->line = r->line;
+	out->qp = q->name;
+	out->transport = transport(q->type);
+	out->opcode = wqe_wr_opcode_str(r->opcode);
+	flags_str(r, out->flags);
+	snprintf(out->wqe, sizeof(out->wqe), "-");
+	if (!r->err)
+		snprintf(out->wqe, sizeof(out->wqe), "%u/%u", r->wqe_bytes, r->nblocks);
+	out->data = r->is_inline ? "inline" : r->length ? "DMA" : "none";
+	snprintf(out->txns, sizeof(out->txns), "-");
+	if (r->fetch_blocks)
+		snprintf(out->txns, sizeof(out->txns), "%u+%u=%u", r->fetch_blocks,
+			 r->payload_reads, r->fetch_blocks + r->payload_reads);
+	out->packets = r->packets;
+	outcome(r, out->completion, sizeof(out->completion));
+	return 0;
+}
+
 int wqe_scenario_print_summary(const struct wqe_scenario *sc, FILE *f)
 {
+	struct wqe_scenario_row w;
+
 	if (!sc || !f)
 		return -1;
 	fprintf(f, "%3s %5s %-8s %-2s %-20s %-5s %9s %-6s %-9s %4s  %s\n", "#", "line", "QP", "tr",
 		"opcode", "flags", "WQE B/blk", "data", "host txns", "pkts", "completion");
-	for (size_t i = 0; i < sc->nreqs; i++) {
-		const struct sc_req *r = &sc->reqs[i];
-		const struct sc_qp *q = &sc->qp[r->qp];
-		char fl[5], wqe[16] = "-", txn[24] = "-", out[192];
-
-		flags_str(r, fl);
-		outcome(r, out, sizeof(out));
-		if (!r->err)
-			snprintf(wqe, sizeof(wqe), "%u/%u", r->wqe_bytes, r->nblocks);
-		if (r->fetch_blocks)
-			snprintf(txn, sizeof(txn), "%u+%u=%u", r->fetch_blocks, r->payload_reads,
-				 r->fetch_blocks + r->payload_reads);
-		fprintf(f, "%3zu %5u %-8.8s %-2s %-20s %-5s %9s %-6s %-9s %4u  %s\n", i + 1,
-			r->line, q->name, transport(q->type), wqe_wr_opcode_str(r->opcode), fl, wqe,
-			r->is_inline ? "inline"
-			: r->length  ? "DMA"
-				     : "none",
-			txn, r->packets, out);
-	}
-	fprintf(f,
-		"flags: F fence, S signaled (a CQE on success), E solicited (BTH SE bit), I inline."
-		"\nWQE B/blk: bytes of the WQE (DS x 16) and 64-byte ring blocks. host txns: WQE "
-		"blocks fetched + payload DMA reads\n(every fetch, retries included). pkts: "
-		"request packets sent, retransmissions included.\n");
+	for (size_t i = 0; wqe_scenario_summary_row(sc, i, &w) == 0; i++)
+		fprintf(f, "%3zu %5u %-8.8s %-2s %-20s %-5s %9s %-6s %-9s %4u  %s\n", i + 1, w.line,
+			w.qp, w.transport, w.opcode, w.flags, w.wqe, w.data, w.txns, w.packets,
+			w.completion);
+	fputs(legend, f);
 	return ferror(f) ? -1 : 0;
 }

@@ -254,7 +254,7 @@ static void on_check_fail(FILE *f, struct sc_req *r, const struct wqe_trace_even
 		ev->reason ? ev->reason : "", wqe_wc_status_str(ev->status));
 }
 
-static void on_tx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
+static struct sc_req *on_tx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
 {
 	FILE *f = sc->opts->trace;
 	struct wqe_wire_opinfo oi;
@@ -275,13 +275,14 @@ static void on_tx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_e
 		}
 	}
 	if (!f)
-		return;
+		return r;
 	who(f, sc, r, ep, qi);
 	fprintf(f, " %s:\n", resp ? "answers" : "sends");
 	print_pkt(f, ev, &p, rc);
+	return r;
 }
 
-static void on_rx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
+static struct sc_req *on_rx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
 {
 	FILE *f = sc->opts->trace;
 	struct wqe_wire_opinfo oi;
@@ -300,13 +301,13 @@ static void on_rx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_e
 			sc->qp[qi].last_rx_req = r ? (size_t)(r - sc->reqs) + 1 : 0;
 	}
 	if (!f)
-		return;
+		return r;
 	who(f, sc, r, ep, qi);
 	if (rc) {
 		fprintf(f, " %s %zu bytes that are not a RoCEv2 packet (%s)\n",
 			ev->kind == WQE_TRACE_DROP ? "dropped" : "received", ev->len,
 			wqe_pkt_err_str(rc));
-		return;
+		return r;
 	}
 	fprintf(f, " %s %s PSN %u", ev->kind == WQE_TRACE_DROP ? "DROPPED an arriving" : "receives",
 		wqe_wire_opcode_str(p.bth.opcode), p.bth.psn);
@@ -319,9 +320,10 @@ static void on_rx(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_e
 	if (ev->kind == WQE_TRACE_DROP)
 		fprintf(f, ": %s", ev->reason ? ev->reason : "");
 	fputc('\n', f);
+	return r;
 }
 
-static void on_cqe(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
+static struct sc_req *on_cqe(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
 {
 	FILE *f = sc->opts->trace;
 	int qi = qp_of(sc, ep, ev->qpn);
@@ -339,13 +341,15 @@ static void on_cqe(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_
 		r->settled = true;
 	}
 	if (!f)
-		return;
+		return r;
 	who(f, sc, r, ep, qi);
 	fputc(' ', f);
 	print_cqe(f, ev, r);
+	return r;
 }
 
-static void print_event(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev)
+static struct sc_req *print_event(struct wqe_scenario *sc, uint32_t ep,
+				  const struct wqe_trace_event *ev)
 {
 	FILE *f = sc->opts->trace;
 	int qi = qp_of(sc, ep, ev->qpn);
@@ -369,8 +373,9 @@ static void print_event(struct wqe_scenario *sc, uint32_t ep, const struct wqe_t
 		}
 		break;
 	case WQE_TRACE_RETRY:
+		r = req_by_psn(sc, qi, ev->psn);
 		if (f) {
-			who(f, sc, req_by_psn(sc, qi, ev->psn), ep, qi);
+			who(f, sc, r, ep, qi);
 			fprintf(f, " goes back to PSN %u: %s\n", ev->psn,
 				ev->reason ? ev->reason : "");
 		}
@@ -378,6 +383,30 @@ static void print_event(struct wqe_scenario *sc, uint32_t ep, const struct wqe_t
 	default:
 		break;
 	}
+	return r;
+}
+
+/* What an observer (wqe_scenario_opts.observe) is shown of an engine event. */
+static void observe(struct wqe_scenario *sc, uint32_t ep, const struct wqe_trace_event *ev,
+		    const struct sc_req *r, int64_t frame_index)
+{
+	struct wqe_scenario_event o;
+	struct wqe_qp_dv dv;
+	int qi = qp_of(sc, ep, ev->qpn);
+
+	memset(&o, 0, sizeof(o));
+	o.kind = WQE_SCENARIO_EV_NIC;
+	o.time_ns = sc->now_ns;
+	o.endpoint = ep;
+	o.qp = qi;
+	o.request = r ? (int32_t)(r - sc->reqs) : -1;
+	o.frame_index = frame_index;
+	if (qi >= 0 && !wqe_qp_dv_query(sc->qp[qi].qp, &dv)) {
+		o.sq_used = dv.sq_pi - dv.sq_ci;
+		o.sq_blocks = dv.sq_nblocks;
+	}
+	o.nic = ev;
+	sc->opts->observe(sc->opts->observe_arg, &o);
 }
 
 void sc_trace_event(void *arg, const struct wqe_trace_event *ev)
@@ -385,22 +414,28 @@ void sc_trace_event(void *arg, const struct wqe_trace_event *ev)
 	struct sc_trace_ctx *c = arg;
 	struct wqe_scenario *sc = c->sc;
 
+	struct sc_req *r = NULL;
+	/* record_tx() counts the frame: its index in the capture is the count before */
+	int64_t frame_index = ev->kind == WQE_TRACE_TX ? (int64_t)sc->res.packets : -1;
+
 	sc_settle(sc);
 	switch (ev->kind) {
 	case WQE_TRACE_DOORBELL:
 		break; /* printed with the post, in sc_trace_post() */
 	case WQE_TRACE_TX:
-		on_tx(sc, c->ep, ev);
+		r = on_tx(sc, c->ep, ev);
 		break;
 	case WQE_TRACE_RX:
 	case WQE_TRACE_DROP:
-		on_rx(sc, c->ep, ev);
+		r = on_rx(sc, c->ep, ev);
 		break;
 	case WQE_TRACE_CQE:
-		on_cqe(sc, c->ep, ev);
+		r = on_cqe(sc, c->ep, ev);
 		break;
 	default:
-		print_event(sc, c->ep, ev);
+		r = print_event(sc, c->ep, ev);
 		break;
 	}
+	if (sc->opts->observe)
+		observe(sc, c->ep, ev, r, frame_index);
 }

@@ -283,3 +283,45 @@ void sc_settle(struct wqe_scenario *sc)
 				dv.sq_ci);
 	}
 }
+
+void sc_observe_post(struct wqe_scenario *sc, const struct sc_stmt *st, const struct sc_req *r,
+		     const struct wqe_send_wr *wr)
+{
+	const struct sc_qp *q = &sc->qp[r->qp];
+	uint8_t wqe[WQE_MAX_BLOCKS * WQE_BLOCK_SIZE];
+	struct wqe_scenario_event o;
+	struct wqe_qp_dv dv;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = WQE_SCENARIO_EV_POST;
+	o.time_ns = sc->now_ns;
+	o.endpoint = q->ep;
+	o.qp = (int32_t)r->qp;
+	o.request = (int32_t)(r - sc->reqs);
+	o.frame_index = -1;
+	o.line = st->line;
+	o.text = st->text + st->req_off;
+	o.text_len = st->req_len;
+	o.wr = wr;
+	o.err = r->err;
+	o.why = r->why;
+	o.qp_type = q->type;
+	o.qpn = wqe_qp_num(q->qp);
+	o.wqe_counter = r->wqe_counter;
+	if (!wqe_qp_dv_query(q->qp, &dv)) {
+		o.format = dv.format;
+		o.sq_used = dv.sq_pi - dv.sq_ci;
+		o.sq_blocks = dv.sq_nblocks;
+		/* The ring may wrap inside the WQE: the observer gets it whole. */
+		if (!r->err && r->nblocks && r->nblocks <= WQE_MAX_BLOCKS) {
+			for (uint32_t i = 0; i < r->nblocks; i++)
+				memcpy(wqe + i * WQE_BLOCK_SIZE,
+				       dv.sq_buf + ((r->wqe_counter + i) & (dv.sq_nblocks - 1)) *
+							   WQE_BLOCK_SIZE,
+				       WQE_BLOCK_SIZE);
+			o.wqe = wqe;
+			o.wqe_len = r->nblocks * WQE_BLOCK_SIZE;
+		}
+	}
+	sc->opts->observe(sc->opts->observe_arg, &o);
+}

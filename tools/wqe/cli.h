@@ -42,6 +42,11 @@ int cmd_demo(int argc, char **argv);
 void usage_demo(FILE *f);
 /* The demo's last part: one request in the mlx5 and rxe shapes. 0 or -1. */
 int demo_two_shapes(void);
+/* That request encoded in @fmt: its bytes (static, valid until the next
+ * call) and length. 0 or -1. */
+int demo_shape_encode(enum wqe_format fmt, const uint8_t **wqe, uint32_t *len);
+/* That request's text. */
+const char *demo_shape_request(void);
 int cmd_dissect(int argc, char **argv);
 void usage_dissect(FILE *f);
 int cmd_peer(int argc, char **argv);
@@ -130,6 +135,9 @@ uint32_t cli_max_inline_within(enum wqe_format fmt, enum wqe_qp_type t, enum wqe
 int cli_sizes_rxe(void);
 /* Lower-case transport name: "rc", "uc", "ud". */
 const char *cli_qp_name(enum wqe_qp_type t);
+
+/* A GID as its address: a.b.c.d for ::ffff:a.b.c.d, else IPv6 text. */
+void cli_gid_str(const union wqe_gid *g, char *buf, size_t cap);
 
 /* Reads all of @f into a NUL-terminated heap buffer; NULL on error. */
 char *cli_read_all(FILE *f, size_t *len);

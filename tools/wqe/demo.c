@@ -11,12 +11,14 @@
 
 #include "cli.h"
 #include "demo_scenario.h"
+#include "html.h"
 #include "wqe/scenario.h"
 
 #define DEMO_FILE "examples/demo.wqe"
 
 struct demo_cfg {
 	const char *pcap;
+	const char *html;
 	int quiet;
 	int show;
 };
@@ -24,7 +26,7 @@ struct demo_cfg {
 void usage_demo(FILE *f)
 {
 	fprintf(f,
-		"usage: wqe demo [--quiet] [--pcap PATH | --no-pcap] [--scenario]\n"
+		"usage: wqe demo [--quiet] [--pcap PATH | --no-pcap] [--html PATH] [--scenario]\n"
 		"Runs a built-in scenario (" DEMO_FILE ") between two modelled RoCEv2 NICs:\n"
 		"the eight operation families on RC, UC and UD, the four flags (a fenced\n"
 		"write behind a read, an unsignaled request, a solicited send, inline on\n"
@@ -38,6 +40,9 @@ void usage_demo(FILE *f)
 		"  --quiet, -q   print the summary table only\n"
 		"  --pcap PATH   write the packets to PATH (default: demo.pcap)\n"
 		"  --no-pcap     write no capture\n"
+		"  --html PATH   also write the run as one self-contained HTML page: the\n"
+		"                packets as a ladder, each request in its three shapes,\n"
+		"                the WQEs as byte-field diagrams, the send rings, the summary\n"
 		"  --scenario    print the built-in scenario file and exit\n"
 		"Exit status: 0 the scenario's expectations held; 1 one did not; 2 bad usage.\n");
 }
@@ -52,6 +57,10 @@ static int parse_args(int argc, char **argv, struct demo_cfg *c)
 			c->quiet = 1;
 		} else if (!strcmp(argv[i], "--no-pcap")) {
 			c->pcap = NULL;
+		} else if ((m = cli_opt(argc, argv, &i, "--html", &v)) != 0) {
+			if (m < 0 || !*v)
+				return cli_usage_error("demo", usage_demo, "--html needs a path");
+			c->html = v;
 		} else if (!strcmp(argv[i], "--scenario")) {
 			c->show = 1;
 		} else if ((m = cli_opt(argc, argv, &i, "--pcap", &v)) != 0) {
@@ -99,9 +108,38 @@ static void intro(const struct demo_cfg *c)
 		       c->pcap, c->pcap, c->pcap);
 }
 
+/* The report of the run (--html): written whatever the verdict, as the capture is. */
+static int demo_html(struct html_report *h, const struct wqe_scenario *sc, int rc,
+		     const struct wqe_scenario_result *res, const struct wqe_scenario_err *err)
+{
+	char msg[600];
+
+	html_run_end(h, sc);
+	snprintf(h->title, sizeof(h->title), "wqe demo: Work Requests between two RoCEv2 NICs");
+	snprintf(h->source, sizeof(h->source),
+		 "The built-in scenario " DEMO_FILE " ('wqe demo --scenario' prints it).");
+	h->failed = rc != 0;
+	h->two_shapes = true;
+	if (rc)
+		snprintf(h->verdict, sizeof(h->verdict), "FAILED: %s:%u: %s", DEMO_FILE, err->line,
+			 err->msg);
+	else
+		snprintf(h->verdict, sizeof(h->verdict),
+			 "all %u expectations held; %u requests, %llu packets, %llu completions",
+			 res->expectations, res->posts, (unsigned long long)res->packets,
+			 (unsigned long long)res->cqes);
+	if (html_commit(h, msg, sizeof(msg))) {
+		fprintf(stderr, "wqe demo: %s\n", msg);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_demo(int argc, char **argv)
 {
-	struct demo_cfg c = {"demo.pcap", 0, 0};
+	struct demo_cfg c = {"demo.pcap", NULL, 0, 0};
+	struct html_report *html = NULL;
+	char msg[600];
 	struct wqe_scenario_opts o;
 	struct wqe_scenario_result res;
 	struct wqe_scenario_err err;
@@ -124,6 +162,17 @@ int cmd_demo(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.trace = c.quiet ? NULL : stdout;
 	o.pcap = c.pcap;
+	/* Refused before anything runs, as an unwritable capture is. */
+	if (c.html && !(html = html_open(c.html, msg, sizeof(msg)))) {
+		fprintf(stderr, "wqe demo: %s\n", msg);
+		wqe_scenario_free(sc);
+		return CLI_FAIL;
+	}
+	if (html) {
+		html_run_begin(html, sc);
+		o.observe = html_observe;
+		o.observe_arg = html;
+	}
 	if (!c.quiet) {
 		intro(&c);
 		putchar('\n');
@@ -132,6 +181,7 @@ int cmd_demo(int argc, char **argv)
 	if (rc < 0 && err.line == 0) {
 		/* Nothing ran: the capture could not be opened, or a resource. */
 		fprintf(stderr, "wqe demo: %s\n", err.msg);
+		html_abort(html);
 		wqe_scenario_free(sc);
 		return CLI_FAIL;
 	}
@@ -146,6 +196,8 @@ int cmd_demo(int argc, char **argv)
 	else
 		fprintf(stderr, "wqe demo: %s:%u: %s\n", DEMO_FILE, err.line, err.msg);
 	if (rc == 0 && !c.quiet && demo_two_shapes())
+		rc = -1;
+	if (html && demo_html(html, sc, rc, &res, &err))
 		rc = -1;
 	wqe_scenario_free(sc);
 	if (fflush(stdout))

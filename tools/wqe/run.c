@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "html.h"
 #include "wqe/scenario.h"
 
 void usage_run(FILE *f)
@@ -21,6 +22,9 @@ void usage_run(FILE *f)
 		"  --json           print the results as JSON (completions, counters,\n"
 		"                   expectations) on stdout; a trace then goes to stderr\n"
 		"  --pcap OUT       write every packet to OUT (whole, or not at all)\n"
+		"  --html OUT       write a report of the run to OUT, one self-contained page:\n"
+		"                   the packets as a ladder, each request in its three shapes,\n"
+		"                   the send rings, the summary (whole, or not at all)\n"
 		"  --seed N         seed of the link's fault injector (overrides the file)\n"
 		"  --format mlx5|rxe  WQE format of every endpoint (lines starting mlx5: or\n"
 		"                   rxe: run only on that format)\n"
@@ -29,6 +33,7 @@ void usage_run(FILE *f)
 
 struct run_cfg {
 	const char *file;
+	const char *html;
 	int trace, json, quiet;
 	struct wqe_scenario_opts o;
 };
@@ -50,6 +55,10 @@ static int parse_args(int argc, char **argv, struct run_cfg *c)
 			if (m < 0)
 				return -1;
 			c->o.pcap = v;
+		} else if ((m = cli_opt(argc, argv, &i, "--html", &v)) != 0) {
+			if (m < 0 || !*v)
+				return cli_usage_error("run", usage_run, "--html needs a path"), -1;
+			c->html = v;
 		} else if ((m = cli_opt(argc, argv, &i, "--seed", &v)) != 0) {
 			if (m < 0 || cli_parse_u32(v, UINT32_MAX, &lo))
 				return cli_usage_error("run", usage_run, "bad --seed '%s'",
@@ -80,6 +89,9 @@ int cmd_run(int argc, char **argv)
 	struct wqe_scenario_err err;
 	struct wqe_scenario_result res;
 	struct wqe_scenario *sc;
+	struct html_report *html = NULL;
+	char msg[600];
+	int html_failed = 0;
 	FILE *in;
 	char *text;
 	size_t len;
@@ -107,9 +119,41 @@ int cmd_run(int argc, char **argv)
 			errno == ENOMEM ? "out of memory" : err.msg);
 		return CLI_USAGE;
 	}
+	if (c.html && !(html = html_open(c.html, msg, sizeof(msg)))) {
+		fprintf(stderr, "wqe run: %s\n", msg);
+		wqe_scenario_free(sc);
+		return CLI_USAGE;
+	}
+	if (html) {
+		html_run_begin(html, sc);
+		c.o.observe = html_observe;
+		c.o.observe_arg = html;
+	}
 	if (c.trace)
 		c.o.trace = c.json ? stderr : stdout;
 	rc = wqe_scenario_run(sc, &c.o, &res, &err);
+	/* As the capture: a failed expectation still gets its report. */
+	if (html && rc < 0) {
+		html_abort(html);
+	} else if (html) {
+		html_run_end(html, sc);
+		snprintf(html->title, sizeof(html->title), "wqe run %s", c.file);
+		snprintf(html->source, sizeof(html->source), "scenario file %s", c.file);
+		html->failed = rc != 0;
+		if (rc)
+			snprintf(html->verdict, sizeof(html->verdict), "FAILED: %s:%u: %s", c.file,
+				 err.line, err.msg);
+		else
+			snprintf(html->verdict, sizeof(html->verdict),
+				 "ok: %u expectations, %u statements, %u requests, %llu packets, "
+				 "%llu completions",
+				 res.expectations, res.statements, res.posts,
+				 (unsigned long long)res.packets, (unsigned long long)res.cqes);
+		if (html_commit(html, msg, sizeof(msg))) {
+			fprintf(stderr, "wqe run: %s\n", msg);
+			html_failed = 1;
+		}
+	}
 	if (c.json)
 		wqe_scenario_write_json(sc, stdout);
 	if (rc == 0 && !c.quiet && !c.json)
@@ -119,5 +163,7 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "%s:%u: %s\n", c.file, err.line, err.msg);
 	wqe_scenario_free(sc);
+	if (html_failed)
+		return CLI_USAGE; /* as a capture that cannot be written */
 	return rc == 0 ? CLI_OK : rc > 0 ? CLI_FAIL : CLI_USAGE;
 }

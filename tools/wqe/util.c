@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers the subcommands share: options, numbers, input, checks. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -307,4 +308,15 @@ uint32_t cli_key_column(const char *line, size_t len, const char *key, int nth)
 			return (uint32_t)i + 1;
 	}
 	return 1;
+}
+
+void cli_gid_str(const union wqe_gid *g, char *buf, size_t cap)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (wqe_gid_is_v4(g))
+		inet_ntop(AF_INET, g->raw + 12, a, sizeof(a));
+	else
+		inet_ntop(AF_INET6, g->raw, a, sizeof(a));
+	snprintf(buf, cap, "%s", a);
 }
