@@ -66,6 +66,15 @@ bool cqc_push(struct cqc *c, const struct cqe *e)
 	c->pi++;
 	/* Release: the entry is written before software can see it. */
 	atomic_store_explicit(&c->pi_pub, c->pi, memory_order_release);
+	/* The store above and the load of the arm below against software's
+	 * store of the arm and its poll's load of pi_pub (cqc_arm_set()):
+	 * each side stores, then loads what the other stored. Without a full
+	 * fence on both sides the CPU may let each load pass its own store
+	 * (x86 does: store buffers), both see the old value, and the event
+	 * is lost while the CQ holds a completion: measured as a one-in-30
+	 * hang of `ibv_rc_pingpong -e` on a loaded machine. */
+	if (c->event)
+		atomic_thread_fence(memory_order_seq_cst);
 	/* One event per arm: the exchange to NONE decides, against software
 	 * raising the arm at the same time (a failed exchange reloads @arm,
 	 * which NEXT only ever raises). */
@@ -91,18 +100,21 @@ enum cq_arm cqc_arm_raise(struct cqc *c, enum cq_arm a)
 			return (enum cq_arm)cur;
 		if (atomic_compare_exchange_weak_explicit(&c->arm, &cur, (uint8_t)a,
 							  memory_order_acq_rel,
-							  memory_order_acquire))
+							  memory_order_acquire)) {
+			atomic_thread_fence(memory_order_seq_cst); /* cqc_push() says why */
 			return a;
+		}
 	}
 	return CQ_ARM_NONE;
 }
 
 void cqc_arm_set(struct cqc *c, enum cq_arm a)
 {
-	/* Seq_cst: this store and the poll that follows it in the usual
-	 * loop (arm, poll empty, wait) pair with the engine's publication
-	 * of an entry and its load of the arm. */
+	/* Seq_cst, and a full fence before the poll that follows in the
+	 * usual loop (arm, poll empty, wait): they pair with the engine's
+	 * fence between publishing an entry and loading the arm (cqc_push()). */
 	atomic_store_explicit(&c->arm, (uint8_t)a, memory_order_seq_cst);
+	atomic_thread_fence(memory_order_seq_cst);
 }
 
 bool cqc_disarm(struct cqc *c)
