@@ -16,7 +16,7 @@
 # ICRC covers. The harness sets it; the out-of-the-box fix is separate.
 set -euo pipefail
 
-WQE=$(realpath "${1:?usage: $0 path/to/wqe [CASE...]}")
+WQE=$(readlink -f "${1:?usage: $0 path/to/wqe [CASE...]}")
 shift
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=${WQE_PYTHON:-/usr/bin/python3}
@@ -38,6 +38,9 @@ die() {
 # namespace (its bridge and tap go with it), the temp dir.
 cleanup() {
 	local rc=$?
+	# Each step may find nothing to undo (an early failure): none may stop
+	# the others under set -e.
+	set +e
 	[ -n "$CAP_PID" ] && kill "$CAP_PID" 2>/dev/null
 	[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null && wait "$QEMU_PID" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
@@ -78,8 +81,9 @@ if [ -z "$KVER" ]; then
 	# The newest Debian kernel installed (linux-image-amd64 pulls it in).
 	KVER=$(find /boot -maxdepth 1 -name 'vmlinuz-*' -printf '%f\n' | sed 's/^vmlinuz-//' | sort -V | tail -1)
 fi
-[ -n "$KVER" ] && [ -r "/boot/vmlinuz-$KVER" ] ||
-	die "no kernel in /boot (Debian package linux-image-amd64)"
+if [ -z "$KVER" ] || [ ! -r "/boot/vmlinuz-$KVER" ]; then
+	die "no kernel ${KVER:+$KVER }in /boot (Debian package linux-image-amd64)"
+fi
 [ -d "/lib/modules/$KVER" ] || die "no /lib/modules/$KVER (linux-image-$KVER)"
 PROV=$(find /usr/lib/x86_64-linux-gnu/libibverbs -name 'librxe-rdmav*.so' 2>/dev/null | head -1)
 [ -n "$PROV" ] || die "no librxe-rdmav*.so (Debian package ibverbs-providers)"
@@ -166,9 +170,10 @@ send_lat_wqe_server|ib_send_lat -F -x 0 -p 18521 -n 100|ib_send_lat -F -x 1 -p 1
 EOF
 }
 ALL=$(cases | cut -d'|' -f1)
+# shellcheck disable=SC2086 # one case a word
 if [ "$#" -eq 0 ]; then set -- $ALL; fi
 for c in "$@"; do
-	grep -qx "$c" <<<"$ALL" || die "unknown case $c (cases: $(echo $ALL))"
+	grep -qx "$c" <<<"$ALL" || die "unknown case $c (cases: ${ALL//$'\n'/ })"
 done
 SELECTED=("$@")
 
