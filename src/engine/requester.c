@@ -9,8 +9,9 @@
  *   1. the WQE is well-formed (size within the posted blocks, decodes, names
  *      this QP)                                              LOC_QP_OP_ERR
  *   2. its opcode is legal on the QP's transport             LOC_QP_OP_ERR
- *   3. the message length is at most 2^31, and a UD message fits the MTU
- *                                                            LOC_LEN_ERR
+ *   3. the message length is at most 2^31                   LOC_LEN_ERR
+ *      (a UD message over the MTU is no error: no packet, a successful
+ *      completion, IBTA C10-93.1.1, as rxe; its SGEs are not checked)
  *   4. every SGE's lkey resolves to a valid region of the QP's PD, with
  *      LOCAL_WRITE where the SGE is a destination (READ, atomics), and the
  *      SGE lies inside it                                    LOC_PROT_ERR
@@ -47,6 +48,7 @@ struct fetched {
 	uint32_t start;
 	uint32_t nblocks;
 	bool decoded;
+	bool ud_oversize;       /* a UD message over the MTU: sent as nothing */
 	enum wqe_check failed;  /* which check failed */
 	uint32_t failed_sge;
 	const char *why;
@@ -143,10 +145,10 @@ static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
 	}
 	if (d->total_len > MAX_MSG)
 		return refuse(f, WQE_CHECK_LENGTH, "message over 2^31 bytes", WQE_WC_LOC_LEN_ERR);
-	if (q->type == WQE_QPT_UD && d->total_len > wqe_mtu_to_bytes(UD_MTU))
-		return refuse(f, WQE_CHECK_LENGTH, "UD message larger than the MTU",
-			      WQE_WC_LOC_LEN_ERR);
 	f->niov = 0;
+	f->ud_oversize = q->type == WQE_QPT_UD && d->total_len > wqe_mtu_to_bytes(UD_MTU);
+	if (f->ud_oversize)
+		return WQE_WC_SUCCESS; /* rxe reads none of its SGEs either */
 	if (d->is_inline) {
 		f->iov[0].base = d->inline_data;
 		f->iov[0].len = d->inline_len;
@@ -156,6 +158,10 @@ static enum wqe_wc_status check(struct nic *n, struct qpc *q, struct fetched *f)
 	for (uint32_t i = 0; i < d->num_sge; i++) {
 		uint8_t *host;
 
+		/* rxe's copy_data() looks up the lkey of an SGE with bytes
+		 * only; an mlx5 WQE carries no segment for an empty SGE. */
+		if (q->format == WQE_FORMAT_RXE && !d->sge[i].length)
+			continue;
 		enum key_err ke = keys_check(&n->keys, d->sge[i].lkey, false, q->pd,
 					     d->sge[i].addr, d->sge[i].length, need, &host);
 
@@ -321,6 +327,16 @@ static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32
 	uint32_t sent = 0;
 	bool done;
 
+	if (f->ud_oversize) {
+		/* C10-93.1.1: "the CI shall not emit any packets for this
+		 * message ... shall not generate an error". rxe completes it
+		 * and moves its PSN on by one, as for a sent UD SEND ONLY. */
+		e->req.psn = (e->req.psn + 1) & 0xffffff;
+		sq_retire(q->sq, f->nblocks);
+		complete(q, f, WQE_WC_SUCCESS);
+		e->req.fetch = f->start + f->nblocks;
+		return 0;
+	}
 	if (!pktz_start(n, q, f, e->req.resume ? e->req.resume_first : e->req.psn, &z))
 		return 0;
 	if (e->req.resume) {

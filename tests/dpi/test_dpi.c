@@ -146,6 +146,15 @@ static void test_decode(void)
 	      "%d status %llu", k, f[WQE_DPI_D_STATUS]);
 	k = wqe_dpi_decode(NULL, wqe, n, f, WQE_DPI_D_SGE_BASE, msg, sizeof(msg));
 	CHECK(k == WQE_DPI_ESPACE, "%d", k);
+	/* A UD SEND over the path MTU: the NIC sends nothing and completes it
+	 * successfully (IBTA C10-93.1.1, as rxe). */
+	n = wqe_dpi_encode("send sge=0x1000:2000:1 flags=signaled", "--qp ud", wqe, sizeof(wqe),
+			   msg, sizeof(msg));
+	k = wqe_dpi_decode("--qp ud --pmtu 1024", wqe, n, f, WQE_DPI_FIELDS_MAX, msg,
+			   sizeof(msg));
+	CHECK(k > 0 && f[WQE_DPI_D_STATUS] == 0 && f[WQE_DPI_D_NPKTS] == 0 &&
+		  f[WQE_DPI_D_COMPLETES] == 1,
+	      "%d %s status %llu npkts %llu", k, msg, f[WQE_DPI_D_STATUS], f[WQE_DPI_D_NPKTS]);
 }
 
 /* Packet k alone is frame k of the whole expansion, its ICRC verifies. */

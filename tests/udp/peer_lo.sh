@@ -69,6 +69,35 @@ SERVER=
 CHECKS=$((CHECKS + 1))
 [ "$src" -eq 1 ] || fail "the server that refused exited $src, not 1"
 
+# A hostile client: a hello holding terminal escape sequences (ESC, BEL)
+# is refused, and nothing the client sent reaches the server's output raw.
+timeout 60 "$WQE" peer --local "$B" --oob-port "$PORT" --timeout 30 >"$TMP/server.out" 2>&1 &
+SERVER=$!
+expect_rc 0 /usr/bin/python3 - "$B" "$PORT" <<'PY'
+import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+        break
+    except OSError:
+        time.sleep(0.05)
+else:
+    sys.exit("no server")
+s.sendall(b"wqe-peer 1 \x1b]0;owned\x07\x1b[2J\x1b[31mEVIL\n")
+time.sleep(0.5)
+s.close()
+PY
+wait "$SERVER"
+src=$?
+SERVER=
+CHECKS=$((CHECKS + 1))
+[ "$src" -eq 1 ] || fail "the server fed escape sequences exited $src, not 1"
+expect_in "$TMP/server.out" "not printable ASCII (0x1b at 11 of a line)"
+CHECKS=$((CHECKS + 1))
+if LC_ALL=C grep -q "$(printf '[\033\007]')" "$TMP/server.out"; then
+	fail "the server printed a byte the client sent raw"
+fi
+
 # Bad usage: exit 2 and a message.
 expect_rc 2 "$WQE" peer
 expect_in "$TMP/err" "--local ADDR is required"

@@ -89,7 +89,8 @@ int cli_oob_send(struct cli_oob *o, const char *fmt, ...) __attribute__((format(
 /*
  * Takes what the connection has without blocking and moves one whole line,
  * without its newline, to @line (CLI_OOB_LINE bytes). 1: a line; 0: none
- * yet; -1: the connection closed or the line is too long (reported).
+ * yet; -1: the connection closed, the line is too long or holds a byte
+ * that is not printable ASCII (reported, the byte by its value only).
  */
 int cli_oob_poll_line(struct cli_oob *o, char *line);
 void cli_oob_close(struct cli_oob *o);

@@ -191,6 +191,21 @@ int cli_oob_poll_line(struct cli_oob *o, char *line)
 			line[k] = '\0';
 			memmove(o->buf, nl + 1, o->len - k - 1);
 			o->len -= k + 1;
+			/* The protocol is printable ASCII. Anything else is refused
+			 * here, before any message could quote the line: a peer
+			 * must not reach the operator's terminal (escape
+			 * sequences). The byte is named, never printed. */
+			for (size_t i = 0; i < k; i++) {
+				unsigned char c = (unsigned char)line[i];
+
+				if (c < 0x20 || c > 0x7e) {
+					line[0] = '\0';
+					return cli_oob_fail(o,
+							    "the other side sent a byte that is not "
+							    "printable ASCII (0x%02x at %zu of a line)",
+							    c, i);
+				}
+			}
 			return 1;
 		}
 		if (o->len == sizeof(o->buf))
