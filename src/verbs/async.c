@@ -209,20 +209,38 @@ static void drop_events(struct async_queue *a, const void *elem, int kind, uint3
 	a->room -= room;
 }
 
-int verbs_async_detach_qp(struct wqe_qp *qp)
+/* Drops the events of a QP or SRQ (@o, of @kind, with @room slots) unless
+ * one it returned is not acknowledged: 0 or EBUSY. destroy_qp() and
+ * destroy_srq() of libibverbs wait for these acknowledgements; here the
+ * thread that would wait may be the only one that can give them. */
+static int detach(const struct async_obj *o, const void *elem, int kind, uint32_t room)
 {
-	struct async_queue *a = &qp->context->async;
+	struct async_queue *a = &o->ctx->async;
+	int err = 0;
 
 	pthread_mutex_lock(&a->lock);
-	/* ibv_destroy_qp() waits for these acknowledgements; here the thread
-	 * that would wait may be the only one that can give them. */
-	if (qp->async_got != qp->async_acked) {
-		pthread_mutex_unlock(&a->lock);
-		return EBUSY;
-	}
-	drop_events(a, qp, 0, ASYNC_QP_ROOM);
+	if (*o->got != *o->acked)
+		err = EBUSY;
+	else
+		drop_events(a, elem, kind, room);
 	pthread_mutex_unlock(&a->lock);
-	return 0;
+	return err;
+}
+
+int verbs_async_detach_qp(struct wqe_qp *qp)
+{
+	const struct async_obj o = {qp->context, &qp->async_waiting, &qp->async_got,
+				    &qp->async_acked};
+
+	return detach(&o, qp, 0, ASYNC_QP_ROOM);
+}
+
+int verbs_async_detach_srq(struct wqe_srq *srq)
+{
+	const struct async_obj o = {srq->context, &srq->async_waiting, &srq->async_got,
+				    &srq->async_acked};
+
+	return detach(&o, srq, 2, ASYNC_SRQ_ROOM);
 }
 
 bool verbs_async_busy_cq(struct wqe_cq *cq)
@@ -243,20 +261,6 @@ void verbs_async_detach_cq(struct wqe_cq *cq)
 	pthread_mutex_lock(&a->lock);
 	drop_events(a, cq, 1, ASYNC_CQ_ROOM);
 	pthread_mutex_unlock(&a->lock);
-}
-
-int verbs_async_detach_srq(struct wqe_srq *srq)
-{
-	struct async_queue *a = &srq->context->async;
-
-	pthread_mutex_lock(&a->lock);
-	if (srq->async_got != srq->async_acked) {
-		pthread_mutex_unlock(&a->lock);
-		return EBUSY;
-	}
-	drop_events(a, srq, 2, ASYNC_SRQ_ROOM);
-	pthread_mutex_unlock(&a->lock);
-	return 0;
 }
 
 int wqe_context_async_fd(const struct wqe_context *ctx)
