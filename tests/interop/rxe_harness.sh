@@ -298,7 +298,11 @@ host_run() {
 	shift 2
 	for i in $(seq 120); do
 		rc=0
-		nsx timeout 120 env WQE_IBV_FIND_IPV4_ID=1 "$WQE" exec --local "$HOST" -- "$@" >"$out" 2>&1 || rc=$?
+		# A sanitized build's drop-in needs its runtime preloaded into
+		# the unmodified program (WQE_TEST_PRELOAD, as exec_pair.sh).
+		nsx timeout 120 env WQE_IBV_FIND_IPV4_ID=1 ${WQE_TEST_PRELOAD:+LD_PRELOAD=$WQE_TEST_PRELOAD} \
+			${WQE_TEST_PRELOAD:+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1} \
+			"$WQE" exec --local "$HOST" -- "$@" >"$out" 2>&1 || rc=$?
 		[ "$role" = client ] || return "$rc"
 		grep -qiE "couldn.t connect|unable to open file descriptor" "$out" || return "$rc"
 		sleep 0.5
