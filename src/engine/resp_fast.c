@@ -193,7 +193,9 @@ static inline __attribute__((always_inline)) bool write_pkt(struct nic *n, struc
 
 		cqe_ok = only_complete(q, pl.ctr, &ok);
 	}
-	fast_acknowledge(n, q, r, w->psn, w->ackreq);
+	/* A message whose completion was lost is not acknowledged (what
+	 * came before it is: resp_only_cqe_lost() sends the ACK owed). */
+	fast_acknowledge(n, q, r, w->psn, w->ackreq && cqe_ok);
 	if (__builtin_expect(!cqe_ok, 0))
 		resp_only_cqe_lost(n, q);
 	return true;
@@ -292,7 +294,9 @@ static inline __attribute__((always_inline)) bool send_pkt(struct nic *n, struct
 		if (role == WQE_ROLE_LAST) /* completed: forgotten, even an SRQ's */
 			memset(&r->wqe, 0, sizeof(r->wqe));
 	}
-	fast_acknowledge(n, q, r, s->psn, s->ackreq);
+	/* A message whose completion was lost is not acknowledged (what
+	 * came before it is: resp_only_cqe_lost() sends the ACK owed). */
+	fast_acknowledge(n, q, r, s->psn, s->ackreq && cqe_ok);
 	if (__builtin_expect(!cqe_ok, 0))
 		resp_only_cqe_lost(n, q);
 	return true;

@@ -266,6 +266,9 @@ void resp_send_ack(struct resp_ctx *c, uint8_t syndrome, uint32_t psn);
  * resp_ack_flush(), where one ACK with the latest PSN and the MSN of
  * that moment answers every request owed since (coalesced). */
 void resp_ack_later(struct nic *n, struct qpc *q, uint32_t psn);
+/* The ACK the QP owes, if any, sent now (the QP is about to leave the
+ * states that answer: what it completed before is still acknowledged). */
+void resp_ack_owed(struct resp_ctx *c);
 /* ATOMIC_ACKNOWLEDGE for c->res at the packet's PSN. */
 void resp_send_atomic_ack(struct resp_ctx *c);
 /* READ responses for c->rd_*; false if the rkey no longer allows it. */

@@ -168,6 +168,11 @@ static void ack_due_first(struct resp_ctx *c)
 	}
 }
 
+void resp_ack_owed(struct resp_ctx *c)
+{
+	ack_due_first(c);
+}
+
 void resp_ack_later(struct nic *n, struct qpc *q, uint32_t psn)
 {
 	struct eng_resp *r = &q->eng->resp;

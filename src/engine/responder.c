@@ -547,7 +547,8 @@ static enum resp_state acknowledge(struct resp_ctx *c)
 			resp_send_ack(c, c->syndrome, c->p->bth.psn);
 		else if (kind_is_atomic(&c->oi))
 			resp_send_atomic_ack(c);
-		else if (c->p->bth.ackreq)
+		else if (c->p->bth.ackreq && c->wqe_cqe != RESP_CQE_LOST)
+			/* a message whose completion was lost is not acknowledged */
 			resp_ack_later(c->n, c->q, c->p->bth.psn);
 	}
 	return c->goto_error ? RS_ERROR : RS_DONE;
@@ -715,6 +716,11 @@ static enum resp_state enter_error(struct resp_ctx *c)
 {
 	int ev = error_event(c);
 
+	/* The requests completed before this one keep their ACK (coalesced
+	 * and not yet sent): without it their requester retries into a QP in
+	 * ERR and reports RETRY_EXC_ERR for messages that were delivered. */
+	if (c->q->type == WQE_QPT_RC)
+		resp_ack_owed(c);
 	abandon_msg(c->r);
 	qpc_set_state(c->q, WQE_QPS_ERR);
 	flush_qp(c->n, c->q);

@@ -8,7 +8,8 @@
  * 7 included),
  * and a UD message over the MTU, which is no error (IBTA C10-93.1.1, as rxe:
  * no packet, a successful completion, the QP and the requests behind it
- * unharmed); and a READ whose responses are
+ * unharmed); a receive CQ overrun that still acknowledges the SENDs
+ * completed before it; and a READ whose responses are
  * lost is retried and completes. The retransmit timers of 80 QPs of one
  * context all fire. SQD drains: what had started is finished (the rest of
  * a message cut short, retries), nothing new starts before RTS.
@@ -469,6 +470,70 @@ static void test_empty_sge(void)
 	env_close(&e);
 }
 
+/* B's receive CQ overruns on the third of three SENDs that arrive
+ * together: the first two, delivered and completed, are still
+ * acknowledged (their ACK was owed, coalesced, when B went to ERR); only
+ * the third fails at A, with RETRY_EXC_ERR (B, in ERR, answers nothing). */
+static void test_recv_cq_overrun_ack(void)
+{
+	struct pair p;
+	struct wqe_cq *small;
+	struct wqe_qp *qa, *qb;
+	struct wqe_sge s = {0};
+	struct wqe_send_wr w[3], *bad;
+	struct wqe_wc wc[4];
+	struct pair_opts o = pair_defaults;
+	uint8_t *ab, *bb;
+	struct wqe_mr *am, *bm;
+
+	o.retry_cnt = 2;
+	CHECK_EQ(pair_open(&p, WQE_QPT_RC, WQE_MTU_1024, NULL, 16), 0);
+	CHECK_EQ(pair_reg_bufs(&p, 8192, &ab, &bb, &am, &bm), 0);
+	small = wqe_create_cq(p.b.ctx, 2);
+	qa = pair_new_qp(&p.a, WQE_QPT_RC, NULL, NULL, 16, &o);
+	qb = pair_new_qp(&p.b, WQE_QPT_RC, NULL, small, 16, &o);
+	CHECK(small && qa && qb);
+	CHECK_EQ(pair_connect_qp(qa, WQE_QPT_RC, 2, wqe_qp_num(qb), WQE_MTU_1024, &o, WQE_QPS_RTS,
+				 PAIR_PSN, PAIR_PSN),
+		 0);
+	CHECK_EQ(pair_connect_qp(qb, WQE_QPT_RC, 1, wqe_qp_num(qa), WQE_MTU_1024, &o, WQE_QPS_RTS,
+				 PAIR_PSN, PAIR_PSN),
+		 0);
+	for (uint64_t i = 0; i < 3; i++) {
+		struct wqe_sge r = {(uint64_t)(uintptr_t)(bb + i * 1024), 1024, bm->lkey};
+		struct wqe_recv_wr rw = {.wr_id = i, .sg_list = &r, .num_sge = 1}, *rbad;
+
+		CHECK_EQ(wqe_post_recv(qb, &rw, &rbad), 0);
+	}
+	s = (struct wqe_sge){(uint64_t)(uintptr_t)ab, 64, am->lkey};
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 3; i++) {
+		w[i].wr_id = 10 + (uint64_t)i;
+		w[i].sg_list = &s;
+		w[i].num_sge = 1;
+		w[i].opcode = WQE_WR_SEND;
+		w[i].send_flags = WQE_SEND_SIGNALED;
+		w[i].next = i < 2 ? &w[i + 1] : NULL;
+	}
+	CHECK_EQ(wqe_post_send(qa, w, &bad), 0);
+	CHECK_EQ(pair_wait_time(&p, p.a.scq, 3, wc, 5.0), 3);
+	CHECK_EQ(wc[0].wr_id, 10);
+	CHECK_EQ(wc[0].status, WQE_WC_SUCCESS);
+	CHECK_EQ(wc[1].wr_id, 11);
+	CHECK_EQ(wc[1].status, WQE_WC_SUCCESS);
+	CHECK_EQ(wc[2].wr_id, 12);
+	CHECK_EQ(wc[2].status, WQE_WC_RETRY_EXC_ERR);
+	CHECK_EQ(wqe_poll_cq(small, 4, wc), 2); /* the two that fitted */
+	CHECK_EQ(wc[0].status, WQE_WC_SUCCESS);
+	CHECK_EQ(wc[1].status, WQE_WC_SUCCESS);
+	CHECK_EQ(state(qb), WQE_QPS_ERR);
+	CHECK_EQ(wqe_destroy_qp(qa), 0);
+	CHECK_EQ(wqe_destroy_qp(qb), 0);
+	CHECK_EQ(wqe_destroy_cq(small), 0);
+	pair_free_bufs(ab, bb, am, bm);
+	pair_close(&p);
+}
+
 /* A READ over a lossy link: lost responses are retried and the READ
  * completes with the right bytes. */
 static void test_read_lost(void)
@@ -514,6 +579,7 @@ int main(void)
 	test_sqd_drain();
 	test_ud_too_long();
 	test_empty_sge();
+	test_recv_cq_overrun_ack();
 	test_read_lost();
 	return test_finish();
 }
