@@ -103,6 +103,20 @@ static void work_free(struct pkt_work *w)
 	free(w);
 }
 
+/* @opts parsed, @wqe decoded and expanded into w->x (with its payload if
+ * @payload): 0 or a negative error, said in @msg. */
+static int work_expand(struct pkt_work *w, const char *opts, const unsigned char *wqe, int len,
+		       int payload, uint16_t ip_id, unsigned char *msg, int msgcap)
+{
+	int rc = dpi_options(opts, DPI_PACKETS, &w->cfg, msg, msgcap);
+
+	if (!rc)
+		rc = dpi_decode(&w->cfg, wqe, len, &w->x.d, msg, msgcap);
+	if (!rc)
+		rc = dpi_expand(&w->cfg, &w->x, payload, ip_id, msg, msgcap);
+	return rc;
+}
+
 int wqe_dpi_packet_count(const char *opts, const unsigned char *wqe, int len, unsigned char *msg,
 			 int msgcap)
 {
@@ -111,11 +125,7 @@ int wqe_dpi_packet_count(const char *opts, const unsigned char *wqe, int len, un
 
 	if (!w)
 		return WQE_DPI_ENOMEM;
-	rc = dpi_options(opts, DPI_PACKETS, &w->cfg, msg, msgcap);
-	if (!rc)
-		rc = dpi_decode(&w->cfg, wqe, len, &w->x.d, msg, msgcap);
-	if (!rc)
-		rc = dpi_expand(&w->cfg, &w->x, 0, 0, msg, msgcap);
+	rc = work_expand(w, opts, wqe, len, 0, 0, msg, msgcap);
 	if (!rc) {
 		rc = (int)w->x.z.npkts;
 		dpi_ok(msg, msgcap);
@@ -149,12 +159,8 @@ int wqe_dpi_packet(const char *opts, const unsigned char *wqe, int len, int inde
 	w = work_new(msg, msgcap);
 	if (!w)
 		return WQE_DPI_ENOMEM;
-	rc = dpi_options(opts, DPI_PACKETS, &w->cfg, msg, msgcap);
-	if (!rc)
-		rc = dpi_decode(&w->cfg, wqe, len, &w->x.d, msg, msgcap);
 	/* Packet k carries IPv4 identification k: the first starts at 0. */
-	if (!rc)
-		rc = dpi_expand(&w->cfg, &w->x, 1, (uint16_t)index, msg, msgcap);
+	rc = work_expand(w, opts, wqe, len, 1, (uint16_t)index, msg, msgcap);
 	if (!rc && (uint32_t)index >= w->x.z.npkts)
 		rc = dpi_fail(msg, msgcap, WQE_DPI_ERANGE, "packet %d of a WQE of %u packets",
 			      index, w->x.z.npkts);
