@@ -96,18 +96,36 @@ struct wqe_fault_cfg {
 WQE_API struct wqe_link *wqe_link_fault_create(struct wqe_link *inner,
 					       const struct wqe_fault_cfg *cfg);
 
+/*
+ * How a UDP link knows the IPv4 header an arriving datagram had. The ICRC
+ * covers the identification and DF bit of that header, and a UDP socket
+ * does not show them; senders differ in what they write (Linux's rxe and
+ * most NICs a counter, wqe's own UDP link 0 with DF). IPv6 has no such
+ * field: the link needs none of this there.
+ */
+enum wqe_udp_ipv4_rx {
+	/* RAW where the process may open a raw socket (CAP_NET_RAW), else
+	 * SEARCH: the default, so that any peer works with no option. */
+	WQE_UDP_IPV4_AUTO = 0,
+	/* Receive each datagram with its IP header through a raw IPv4 socket
+	 * (the UDP socket still holds the port): the ICRC is checked on all
+	 * its 32 bits over the header as it arrived. Needs CAP_NET_RAW. */
+	WQE_UDP_IPV4_RAW,
+	/* Find the identification and DF from the ICRC
+	 * (wqe_icrc_find_ipv4_id()): any sender works, and the check keeps
+	 * 15 of the ICRC's 32 bits (17 are spent finding the two fields). */
+	WQE_UDP_IPV4_SEARCH,
+	/* Take them to be 0 and DF (what wqe's UDP link writes): a sender
+	 * that writes others fails the ICRC check. The cheapest. */
+	WQE_UDP_IPV4_ASSUME,
+};
+
 /* Where a UDP link binds (wqe_link_udp_create()). */
 struct wqe_udp_cfg {
 	const char *local; /* an IPv4 or IPv6 address literal of this host */
 	uint32_t rcvbuf;   /* socket receive buffer to ask for; 0 means 4 MiB */
 	uint32_t sndbuf;   /* socket send buffer to ask for; 0 means 4 MiB */
-	/* IPv4: nonzero to take each arriving datagram's identification and
-	 * DF bit from its ICRC (wqe_icrc_find_ipv4_id()) instead of taking
-	 * them to be 0 and set, so that peers which write other ones (the
-	 * Linux kernel's rxe) pass the ICRC check. Costs a CRC of every
-	 * datagram more (17 more where the identification is not 0), and the
-	 * check 17 of its 32 bits (see there). */
-	int find_ipv4_id;
+	int ipv4_rx;       /* enum wqe_udp_ipv4_rx; ignored for IPv6 */
 };
 
 /*
@@ -117,16 +135,23 @@ struct wqe_udp_cfg {
  * address vectors use as source, normally index 0) should be @cfg->local
  * (::ffff:a.b.c.d for IPv4), since that is the source address the kernel
  * puts on every packet and the one peers check. wqe_link_destroy() closes
- * the socket.
+ * the sockets.
  *
  * Sending: the context hands over a whole frame; the link sends its UDP
  * payload (BTH to ICRC) to the destination address of the frame's IP
- * header, port 4791, with the frame's TOS/traffic class and TTL/hop limit
- * (the socket's own are TOS 0 and TTL 64; others go as ancillary data).
+ * header, port 4791, from the frame's UDP source port (the per-QP port a
+ * NIC puts there for flow entropy: rxe's 0xc000 plus a hash of the QP
+ * number), with the frame's TOS/traffic class and TTL/hop limit (the
+ * socket's own are TOS 0 and the system's default TTL; others go as
+ * ancillary data). A source port other than 4791 is sent from a socket of
+ * its own, bound to @cfg->local and that port when first used, which
+ * takes no datagrams in (a filter drops them); up to 64 such ports per
+ * link. A frame whose port has none (all 64 taken: counted in
+ * tx_sport_shared) goes from another QP's port; one whose port cannot be
+ * bound (another program holds it: tx_sport_fallback) from 4791.
  * The kernel writes the IP and UDP headers, so the link recomputes the
- * ICRC over the headers the kernel sends: source @cfg->local, UDP source
- * port 4791 (the per-QP source port, the entropy a NIC puts there, is
- * lost), and for IPv4 identification 0 with DF set (the socket has
+ * ICRC over the headers the kernel sends: source @cfg->local, the source
+ * port used, and for IPv4 identification 0 with DF set (the sockets have
  * IP_MTU_DISCOVER = IP_PMTUDISC_DO; Linux then sends identification 0 from
  * an unconnected socket). A frame whose ICRC does not match its own
  * headers and payload (damaged on the way, e.g. by a fault injector
@@ -141,43 +166,55 @@ struct wqe_udp_cfg {
  * tx_errors. RC recovers from all of them by retransmitting.
  *
  * Batching: the link queues the datagrams and sends them, in order, with
- * one sendmmsg() when 64 are queued and when the call that made the NIC
- * send ends: wqe_progress(), wqe_poll_cq() (which runs the NIC),
- * wqe_context_receive(), wqe_context_attach_link() (what the old link
- * holds leaves before the context does), wqe_link_destroy(). So once any
- * of them returns nothing waits in the link, and wqe_link_stats() counts
- * every datagram. Each datagram of a batch has the outcome it would have
- * had sent alone: one the kernel refuses is counted as above and dropped,
- * the ones after it still go; none is sent twice. The capture tap and the
- * port's counters see a frame when the NIC sends it, as on any link.
+ * one sendmmsg() per run of datagrams from one source port when 64 are
+ * queued and when the call that made the NIC send ends: wqe_progress(),
+ * wqe_poll_cq() (which runs the NIC), wqe_context_receive(),
+ * wqe_context_attach_link() (what the old link holds leaves before the
+ * context does), wqe_link_destroy(). So once any of them returns nothing
+ * waits in the link, and wqe_link_stats() counts every datagram. Each
+ * datagram of a batch has the outcome it would have had sent alone: one
+ * the kernel refuses is counted as above and dropped, the ones after it
+ * still go; none is sent twice. The capture tap and the port's counters
+ * see a frame when the NIC sends it, as on any link.
  *
  * Receiving: one recvmmsg() reads up to 64 datagrams, handed to the
  * context one at a time; the next recvmmsg() comes only when they are all
  * taken, and a context that found nothing waiting has left nothing in the
  * link, so polling wqe_link_udp_fd() is enough to know when to progress.
- * Each datagram is rebuilt into the frame a NIC would have seen (Ethernet
- * to the attached context's MAC; IP from the sender's address to
- * @cfg->local with identification 0 and DF, TOS and TTL as received; UDP
- * with the real ports and checksum 0) and goes through the context's
- * normal receive path: parse, ICRC check, filters, capture tap. A datagram
- * longer than the largest frame (4416 bytes with its headers) is dropped
- * and counted in rx_truncated, one shorter than a BTH and an ICRC in
- * rx_short. The link allocates nothing per datagram: its buffers (64
- * frames each way, about 560 KiB) come with it.
+ * Each datagram becomes the frame a NIC would have seen (Ethernet to the
+ * attached context's MAC, from a locally administered MAC made from the
+ * sender's address; the IP and UDP headers as below) and goes through the
+ * context's normal receive path: parse, ICRC check, filters, capture tap.
+ * A datagram longer than the largest frame (4416 bytes with its headers)
+ * is dropped and counted in rx_truncated, one shorter than a BTH and an
+ * ICRC in rx_short. The link allocates nothing per datagram: its buffers
+ * (64 frames each way, about 560 KiB) come with it.
  *
- * Limits: a UDP socket does not see the IP header, so the ICRC of an
- * arriving IPv4 packet is checked with identification 0 and DF: a sender
- * that puts another identification there (the Linux kernel's rxe does) or
- * clears DF fails the check, and its packets are counted by the context as
- * bad-ICRC drops, unless @cfg->find_ipv4_id is set: then each datagram's
- * identification and DF are found from its ICRC (wqe_icrc_find_ipv4_id())
- * and written into the rebuilt header, counted in rx_ipv4_id_found when
- * they are not 0 and DF. The other way works: what this link sends verifies at any
- * receiver that checks the ICRC over the headers it received. IPv6 has no
- * identification, and the fields a router changes are masked: no such
- * assumption there. No VLAN tags, no IPv4 options, no IPv6 extension
- * headers, no link-local IPv6 addresses (no scope). Addresses 0.0.0.0 and
- * :: are refused.
+ * The IP header of an arriving datagram, by @cfg->ipv4_rx (enum
+ * wqe_udp_ipv4_rx; the default finds the best the process may use, and
+ * wqe_link_udp_ipv4_rx() says which it got):
+ *   - RAW: the datagrams are read from a raw IPv4 socket bound to
+ *     @cfg->local and filtered to UDP port 4791, with the header they
+ *     arrived with (counted in rx_ipv4_raw), and the UDP socket, which
+ *     still holds the port, takes none. The UDP checksum is not checked
+ *     (the kernel's UDP layer, which would, is bypassed): the frame gets
+ *     checksum 0, and the ICRC, checked on all 32 bits, covers every byte
+ *     the checksum does. A datagram with IP options or not a whole UDP
+ *     datagram to @cfg->local port 4791 is dropped (rx_malformed).
+ *   - SEARCH and ASSUME: the header is rebuilt from the sender's address,
+ *     the TOS and TTL the socket reports, @cfg->local, identification 0
+ *     and DF; then SEARCH finds the identification and DF the sender's
+ *     ICRC covers (counted in rx_ipv4_searched, and in rx_ipv4_id_found
+ *     where they are not 0 and DF), ASSUME keeps them (rx_ipv4_assumed).
+ *     A datagram no identification explains keeps 0 and DF and fails the
+ *     NIC's ICRC check (a bad-ICRC drop of the context).
+ *   - IPv6 has no identification, and the fields a router changes are
+ *     masked: the rebuilt header is the one that arrived, and the ICRC is
+ *     checked on all its bits.
+ * What this link sends verifies at any receiver that checks the ICRC over
+ * the headers it received. No VLAN tags, no IPv4 options, no IPv6
+ * extension headers, no link-local IPv6 addresses (no scope). Addresses
+ * 0.0.0.0 and :: are refused.
  *
  * @cfg->rcvbuf and @cfg->sndbuf are asked for with SO_RCVBUFFORCE /
  * SO_SNDBUFFORCE (allowed with CAP_NET_ADMIN), else SO_RCVBUF / SO_SNDBUF,
@@ -185,26 +222,52 @@ struct wqe_udp_cfg {
  * that overflows drops datagrams (counted in rx_kernel_drops).
  *
  * Returns the link, or NULL with errno: EINVAL (NULL @cfg or address, not
- * an address literal, a wildcard address), EADDRINUSE (port 4791 of that
- * address is taken: another link, or the kernel's rdma_rxe, which holds
- * it on every address), EADDRNOTAVAIL (not an address of this host),
- * ENOMEM, or what socket() returns (EMFILE, ...). Nothing is left open on
- * failure.
+ * an address literal, a wildcard address, an @cfg->ipv4_rx out of the
+ * enum), EADDRINUSE (port 4791 of that address is taken: another link, or
+ * the kernel's rdma_rxe, which holds it on every address), EADDRNOTAVAIL
+ * (not an address of this host), EPERM (WQE_UDP_IPV4_RAW without
+ * CAP_NET_RAW), ENOMEM, or what socket() returns (EMFILE, ...). Nothing is
+ * left open on failure.
  *
- * Threading: as every link, one thread at a time; the socket is the
+ * Threading: as every link, one thread at a time; the sockets are the
  * link's own.
  */
 WQE_API struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg);
 
 /*
- * wqe_link_udp_fd - the UDP link's socket, for poll()/epoll: a program
- * that has nothing to do sleeps until it is readable or its context's next
- * timer (wqe_context_next_deadline()) is due, then calls wqe_progress().
- * (With WQE_NIC_THREAD the NIC thread polls it; the program need not.)
- * Only poll it: reading from it would take datagrams from the link.
- * Returns the descriptor, or -1 with errno EINVAL if @l is not a UDP link.
+ * wqe_link_udp_fd - the socket the UDP link receives on (the raw one when
+ * it reads IPv4 headers itself), for poll()/epoll: a program that has
+ * nothing to do sleeps until it is readable or its context's next timer
+ * (wqe_context_next_deadline()) is due, then calls wqe_progress(). (With
+ * WQE_NIC_THREAD the NIC thread polls it; the program need not.) Only poll
+ * it: reading from it would take datagrams from the link. Returns the
+ * descriptor, or -1 with errno EINVAL if @l is not a UDP link.
  */
 WQE_API int wqe_link_udp_fd(const struct wqe_link *l);
+
+/*
+ * wqe_link_udp_ipv4_rx - how the UDP link @l learns arriving IPv4
+ * headers: WQE_UDP_IPV4_RAW, _SEARCH or _ASSUME (what WQE_UDP_IPV4_AUTO
+ * became), or -1 with errno EINVAL if @l is not a UDP link or is IPv6.
+ */
+WQE_API int wqe_link_udp_ipv4_rx(const struct wqe_link *l);
+
+/* The name of a wqe_udp_ipv4_rx value ("auto", "raw", "search",
+ * "assume"), or NULL; wqe_udp_ipv4_rx_parse() the other way: the value, or
+ * -1 for any other string. */
+WQE_API const char *wqe_udp_ipv4_rx_str(int mode);
+WQE_API int wqe_udp_ipv4_rx_parse(const char *s);
+
+/*
+ * wqe_udp_route_hop_limit - the hop limit the system's routing gives a
+ * datagram to @dst (an IPv4-mapped or IPv6 GID), as the kernel's RoCE
+ * address resolution puts into an address vector's GRH in place of the
+ * one a program asked for: the route's hop limit for IPv6, the default
+ * TTL (net.ipv4.ip_default_ttl) for IPv4. Returns 1 to 255, or -1 with
+ * errno (EINVAL: NULL @dst; ENETUNREACH and others: no route).
+ * Thread-safe; opens and closes a socket.
+ */
+WQE_API int wqe_udp_route_hop_limit(const union wqe_gid *dst);
 
 /* What a link did with the frames it was given. */
 struct wqe_link_stats {
@@ -226,8 +289,16 @@ struct wqe_link_stats {
 	uint64_t rx_errors;       /* receive failures other than EAGAIN */
 	uint64_t rx_kernel_drops; /* dropped by the kernel, receive buffer full
 				   * (SO_RXQ_OVFL; the latest count it gave) */
-	uint64_t rx_ipv4_id_found; /* of rx_frames, given another identification
-				    * or DF than 0 and set (find_ipv4_id) */
+	uint64_t rx_malformed;    /* raw IPv4: not a whole UDP datagram without
+				   * IP options to the link's address */
+	/* IPv4 frames, by how their header is known (wqe_udp_ipv4_rx) */
+	uint64_t rx_ipv4_raw;      /* as it arrived (raw socket) */
+	uint64_t rx_ipv4_searched; /* identification and DF found from the ICRC */
+	uint64_t rx_ipv4_id_found; /* of those, other than 0 and DF */
+	uint64_t rx_ipv4_assumed;  /* taken to be 0 and DF */
+	/* source ports (wqe_link_udp_create()) */
+	uint64_t tx_sport_shared;   /* sent from another QP's port: 64 in use */
+	uint64_t tx_sport_fallback; /* sent from 4791: the port could not be bound */
 };
 
 /* Copies @l's counters. Returns 0 or EINVAL. (A UDP link's send counters

@@ -31,6 +31,7 @@ static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static struct wi_device table[WI_MAX_DEVICES];
 static int ndevices;
 static enum wqe_format table_format = WQE_FORMAT_MLX5;
+static int table_ipv4_rx = WQE_UDP_IPV4_AUTO; /* WQE_IBV_IPV4_RX */
 
 /* The MTU of the interface that holds @ss (what rxe takes from its
  * netdev); for an address no interface holds (127.0.0.2 and the rest of
@@ -145,17 +146,24 @@ static int add_device(const char *a)
 }
 
 /* WQE_IBV_LOCAL: addresses separated by commas or spaces; WQE_IBV_FORMAT:
- * mlx5 (default) or rxe. A bad value is said once on stderr and gives no
- * device at all (not a partial list). */
+ * mlx5 (default) or rxe; WQE_IBV_IPV4_RX: auto (default), raw, search or
+ * assume (wqe_udp_cfg.ipv4_rx). A bad value is said once on stderr and
+ * gives no device at all (not a partial list). */
 static void table_init(void)
 {
 	const char *env = getenv("WQE_IBV_LOCAL"), *fmt = getenv("WQE_IBV_FORMAT");
+	const char *rx = getenv("WQE_IBV_IPV4_RX");
 	char buf[1024], *save = NULL;
 
 	if (fmt && strcmp(fmt, "mlx5") && strcmp(fmt, "rxe")) {
 		fprintf(stderr, "wqe: WQE_IBV_FORMAT must be mlx5 or rxe\n");
 		return;
 	}
+	if (rx && wqe_udp_ipv4_rx_parse(rx) < 0) {
+		fprintf(stderr, "wqe: WQE_IBV_IPV4_RX must be auto, raw, search or assume\n");
+		return;
+	}
+	table_ipv4_rx = rx ? wqe_udp_ipv4_rx_parse(rx) : WQE_UDP_IPV4_AUTO;
 	if (fmt && !strcmp(fmt, "rxe"))
 		table_format = WQE_FORMAT_RXE;
 	if (!env)
@@ -256,7 +264,7 @@ static int dev_up(struct wi_device *d)
 	a.num_pkeys = 1;
 	a.pkey[0] = 0xffff;
 	a.nic_mode = WQE_NIC_THREAD;
-	u.find_ipv4_id = getenv("WQE_IBV_FIND_IPV4_ID") && !strcmp(getenv("WQE_IBV_FIND_IPV4_ID"), "1");
+	u.ipv4_rx = table_ipv4_rx;
 	d->w = wqe_open_context(&a);
 	if (!d->w)
 		goto fail;

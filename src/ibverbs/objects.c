@@ -336,6 +336,8 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 
 int wi_ah_attr_in(struct wi_device *d, const struct ibv_ah_attr *in, struct wqe_ah_attr *out)
 {
+	int hop;
+
 	(void)d;
 	memset(out, 0, sizeof(*out));
 	/* RoCE has no LIDs: an address is a GID (rxe: EINVAL) */
@@ -344,7 +346,14 @@ int wi_ah_attr_in(struct wi_device *d, const struct ibv_ah_attr *in, struct wqe_
 	memcpy(out->grh.dgid.raw, in->grh.dgid.raw, 16);
 	out->grh.flow_label = in->grh.flow_label & 0xfffff;
 	out->grh.sgid_index = in->grh.sgid_index;
-	out->grh.hop_limit = in->grh.hop_limit;
+	/* The route's hop limit, not the program's, as the kernel's RoCE
+	 * address resolution sets it (ib_resolve_eth_dmac()): rc_pingpong
+	 * asks for 1, which would not pass the first router. No route fails
+	 * as there. */
+	hop = wqe_udp_route_hop_limit(&out->grh.dgid);
+	if (hop < 0)
+		return errno ? errno : ENETUNREACH;
+	out->grh.hop_limit = (uint8_t)hop;
 	out->grh.traffic_class = in->grh.traffic_class;
 	out->sl = in->sl;
 	out->port_num = 1;

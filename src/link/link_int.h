@@ -77,14 +77,28 @@ void pool_fini(struct frame_pool *p);
 struct udp_txq;
 struct udp_rxq;
 
-/* The UDP link's socket and its send and receive batches (udp.c). */
-struct link_udp {
+/* Source ports a UDP link sends from besides 4791, each a socket. */
+#define LINK_UDP_SPORTS 64u
+
+/* A source port's socket: @port 0, none yet; @fd -1 with @port set, the
+ * port could not be bound (its datagrams go from 4791). */
+struct udp_sport {
 	int fd;
+	uint16_t port;
+};
+
+/* The UDP link's sockets and its send and receive batches (udp.c). */
+struct link_udp {
+	int fd;              /* the UDP socket on port 4791 */
+	int rx_fd;           /* what datagrams are read from: @fd or a raw socket */
 	int family;          /* AF_INET or AF_INET6 */
+	int ipv4_rx;         /* enum wqe_udp_ipv4_rx, never AUTO */
+	int ttl;             /* the sockets' own TTL / hop limit */
+	uint32_t sndbuf;     /* wqe_udp_cfg.sndbuf, for the source port sockets */
 	union wqe_gid local; /* the bound address (::ffff:a.b.c.d for IPv4) */
-	bool find_ipv4_id;   /* wqe_udp_cfg.find_ipv4_id */
 	struct udp_txq *tx;  /* datagrams queued for the next sendmmsg() */
 	struct udp_rxq *rx;  /* datagrams the last recvmmsg() read */
+	struct udp_sport sport[LINK_UDP_SPORTS];
 };
 
 struct wqe_link {

@@ -56,9 +56,9 @@ int link_poll_fd(const struct link_port *p)
 	 * only one around a UDP link (which takes one context) has no state
 	 * two NIC threads could share. */
 	if (p->link->kind == LINK_FAULT)
-		return p->inner->link->kind == LINK_UDP ? p->inner->link->udp.fd : -1;
+		return p->inner->link->kind == LINK_UDP ? p->inner->link->udp.rx_fd : -1;
 	if (p->link->kind == LINK_UDP)
-		return p->link->udp.fd;
+		return p->link->udp.rx_fd;
 	return p->efd;
 }
 

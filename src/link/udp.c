@@ -5,9 +5,11 @@
  *
  * The kernel owns the IP and UDP headers on the wire, and the ICRC covers
  * them: a frame's ICRC, computed by the NIC over its own IPv4
- * identification and per-QP UDP source port, is recomputed over what the
- * kernel sends before the payload leaves, and an arriving datagram is
- * given back the headers the sender's kernel must have written.
+ * identification, is recomputed over what the kernel sends before the
+ * payload leaves (from the frame's per-QP source port: a socket bound to
+ * it), and an arriving datagram is given back the headers it arrived with:
+ * read from a raw socket where the process may, else rebuilt, its IPv4
+ * identification found from its ICRC.
  *
  * System calls are batched: the datagrams the NIC sends wait in the link's
  * send queue and go in one sendmmsg() when LINK_UDP_BATCH of them are
@@ -20,6 +22,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +36,6 @@
 #include "wire/layout.h"
 #include "wqe/wire.h"
 
-#define DEFAULT_TTL  64u
 #define DEFAULT_BUF  (4u << 20)
 /* Bytes of Ethernet, IP and UDP header in front of a datagram's payload. */
 #define V4_HDRS (WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN)
@@ -60,6 +62,7 @@ struct udp_dest {
 	uint8_t addr[16];	/* the destination: 4 bytes (IPv4) or 16 */
 	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class */
 	uint8_t ttl;		/* TTL or hop limit */
+	uint16_t sport;		/* the frame's UDP source port */
 	const uint8_t *payload; /* BTH through ICRC */
 	size_t len;
 	const uint8_t *l3; /* the frame's IP header, */
@@ -78,6 +81,7 @@ union udp_name {
  * its TOS and TTL. */
 struct tx_slot {
 	uint8_t *buf; /* a pool buffer */
+	int fd;	      /* the socket of its source port */
 	struct iovec iov;
 	union udp_name to;
 	union udp_ctl ctl;
@@ -186,6 +190,7 @@ static int tx_parse(const uint8_t *f, size_t len, struct udp_dest *d)
 	if (udp_len < WQE_UDP_LEN + MIN_PAYLOAD || udp_length(udp) != udp_len ||
 	    udp_dport(udp) != WQE_ROCEV2_PORT)
 		return -1;
+	d->sport = udp_sport(udp);
 	d->payload = udp + WQE_UDP_LEN;
 	d->len = udp_len - WQE_UDP_LEN;
 	d->l3 = f + off;
@@ -194,9 +199,10 @@ static int tx_parse(const uint8_t *f, size_t len, struct udp_dest *d)
 }
 
 /* The ICRC of @d's payload as the kernel will send it: from the bound
- * address and port, IPv4 identification 0 with DF (what Linux writes for a
- * DF datagram of an unconnected socket, ip_select_ident_segs()). */
-static uint32_t wire_icrc(const struct link_udp *u, const struct udp_dest *d)
+ * address and source port @sport, IPv4 identification 0 with DF (what
+ * Linux writes for a DF datagram of an unconnected socket,
+ * ip_select_ident_segs()). */
+static uint32_t wire_icrc(const struct link_udp *u, const struct udp_dest *d, uint16_t sport)
 {
 	struct wqe_pkt h;
 
@@ -211,7 +217,7 @@ static uint32_t wire_icrc(const struct link_udp *u, const struct udp_dest *d)
 	} else {
 		memcpy(h.dst.raw, d->addr, 16);
 	}
-	h.sport = WQE_ROCEV2_PORT;
+	h.sport = sport;
 	h.dport = WQE_ROCEV2_PORT;
 	return wqe_icrc_udp(&h, d->payload, d->len - WQE_ICRC_LEN);
 }
@@ -227,13 +233,15 @@ static void put_int_cmsg(struct cmsghdr *c, int level, int type, int v)
 /*
  * The frame's TOS/traffic class and TTL/hop limit for the kernel's header
  * (masked out of the ICRC, so only their meaning on the path is kept), as
- * ancillary data where they differ from the socket's own (TOS 0, TTL 64:
- * setup_socket()); TTL 0, which no path would carry, keeps the socket's.
+ * ancillary data where they differ from the socket's own (TOS 0, the
+ * system's default TTL: setup_socket()); TTL 0, which no path would carry,
+ * keeps the socket's.
  * Only where they differ: with ancillary data a 1 KiB datagram cost the
  * kernel 2.4 us instead of 2.1 (sendmmsg() on loopback, its delivery
  * included).
  */
-static void tx_ancillary(struct msghdr *m, union udp_ctl *ctl, const struct udp_dest *d)
+static void tx_ancillary(struct msghdr *m, union udp_ctl *ctl, const struct udp_dest *d,
+			 int ttl)
 {
 	struct cmsghdr *c = NULL;
 	size_t used = 0;
@@ -249,7 +257,7 @@ static void tx_ancillary(struct msghdr *m, union udp_ctl *ctl, const struct udp_
 			put_int_cmsg(c, IPPROTO_IPV6, IPV6_TCLASS, d->tos);
 		used += CMSG_SPACE(sizeof(int));
 	}
-	if (d->ttl && d->ttl != DEFAULT_TTL) {
+	if (d->ttl && d->ttl != ttl) {
 		c = c ? CMSG_NXTHDR(m, c) : CMSG_FIRSTHDR(m);
 		if (d->ipver == 4)
 			put_int_cmsg(c, IPPROTO_IP, IP_TTL, d->ttl);
@@ -287,7 +295,8 @@ static int tx_dest(struct wqe_link *l, const uint8_t *frame, size_t len, struct 
  * the next call starts with that one: refused again, the call fails with
  * its errno, and it is counted and dropped; the rest go on. A datagram is
  * given to the kernel until it is taken or refused first in a call: none
- * is sent twice, none is lost uncounted.
+ * is sent twice, none is lost uncounted. A call sends one source port's
+ * datagrams (a socket each): the order between ports is kept too.
  */
 static void tx_flush(struct wqe_link *l)
 {
@@ -295,7 +304,13 @@ static void tx_flush(struct wqe_link *l)
 	uint32_t i = 0;
 
 	while (i < q->n) {
-		int r = sendmmsg(l->udp.fd, q->msg + i, q->n - i, MSG_DONTWAIT);
+		uint32_t run = 1;
+		int r;
+
+		/* One call per run of datagrams from one source port. */
+		while (i + run < q->n && q->slot[i + run].fd == q->slot[i].fd)
+			run++;
+		r = sendmmsg(q->slot[i].fd, q->msg + i, run, MSG_DONTWAIT);
 
 		if (r > 0) {
 			l->stats.delivered += (uint32_t)r;
@@ -311,6 +326,49 @@ static void tx_flush(struct wqe_link *l)
 	q->n = 0;
 }
 
+static int sport_open(const struct link_udp *u, uint16_t port);
+
+/*
+ * The socket a datagram whose frame has source port @want leaves from, and
+ * in *@port the source port that socket has. Ports are kept in an open
+ * hash table of LINK_UDP_SPORTS slots, each bound at its first datagram:
+ * one per QP (rxe's ports are a 14-bit hash of the QP number) until the
+ * table is full, then the port of @want's home slot (counted). A port that
+ * could not be bound sends from 4791 (counted). 4791 itself, and 0, which
+ * no sender writes, are the main socket's.
+ */
+static int tx_socket(struct wqe_link *l, uint16_t want, uint16_t *port)
+{
+	struct link_udp *u = &l->udp;
+	const uint32_t home = want % LINK_UDP_SPORTS;
+	struct udp_sport *s = NULL;
+
+	*port = WQE_ROCEV2_PORT;
+	if (want == WQE_ROCEV2_PORT || want == 0)
+		return u->fd;
+	for (uint32_t k = 0; k < LINK_UDP_SPORTS; k++) {
+		struct udp_sport *t = &u->sport[(home + k) % LINK_UDP_SPORTS];
+
+		if (t->port == want || !t->port) {
+			s = t;
+			break;
+		}
+	}
+	if (!s) {
+		l->stats.tx_sport_shared++;
+		s = &u->sport[home];
+	} else if (!s->port) {
+		s->port = want;
+		s->fd = sport_open(u, want);
+	}
+	if (s->fd < 0) {
+		l->stats.tx_sport_fallback++;
+		return u->fd;
+	}
+	*port = s->port;
+	return s->fd;
+}
+
 /*
  * Queues the datagram of @d, whose payload (BTH to ICRC) is at @payload in
  * the buffer of the next slot, with the ICRC over the kernel's headers;
@@ -323,8 +381,10 @@ static void tx_queue(struct wqe_link *l, const struct udp_dest *d, uint8_t *payl
 	struct udp_txq *q = u->tx;
 	struct tx_slot *s = &q->slot[q->n];
 	struct msghdr *m = &q->msg[q->n].msg_hdr;
+	uint16_t sport;
 	uint32_t icrc;
 
+	s->fd = tx_socket(l, d->sport, &sport);
 	/* The ICRC over the kernel's headers. When the frame may have been
 	 * damaged since the NIC built it (@damaged: it came through a fault
 	 * link), the error is carried over, so that it fails the receiver's
@@ -333,7 +393,7 @@ static void tx_queue(struct wqe_link *l, const struct udp_dest *d, uint8_t *payl
 	 * frame would have with the kernel's headers. A frame straight from
 	 * the NIC is as it built it: one CRC, not three. Computed from @d
 	 * before it is written: @payload may be @d's own payload. */
-	icrc = wire_icrc(u, d);
+	icrc = wire_icrc(u, d, sport);
 	if (damaged)
 		icrc ^= wqe_icrc(d->l3, d->l3_len, d->ipver) ^
 			get_le32(d->payload + d->len - WQE_ICRC_LEN);
@@ -356,7 +416,7 @@ static void tx_queue(struct wqe_link *l, const struct udp_dest *d, uint8_t *payl
 	m->msg_name = &s->to;
 	m->msg_iov = &s->iov;
 	m->msg_iovlen = 1;
-	tx_ancillary(m, &s->ctl, d);
+	tx_ancillary(m, &s->ctl, d, u->ttl);
 	if (++q->n == LINK_UDP_BATCH)
 		tx_flush(l);
 }
@@ -421,6 +481,24 @@ struct rx_meta {
 	uint8_t ttl;
 };
 
+/* The Ethernet header of frame @f, from a sender whose address is @src
+ * (4 or 16 bytes, by the link's family) to @p. */
+static void rx_eth(const struct link_port *p, uint8_t *f, const uint8_t *src)
+{
+	memcpy(f, p->mac, 6);
+	/* A locally administered source MAC made from the sender's address,
+	 * so that captures tell senders apart. */
+	f[6] = 0x02;
+	if (p->link->udp.family == AF_INET) {
+		f[7] = 0;
+		memcpy(f + 8, src, 4);
+		put_be16(f + 12, WQE_ETHERTYPE_IPV4);
+	} else {
+		memcpy(f + 7, src + 11, 5);
+		put_be16(f + 12, WQE_ETHERTYPE_IPV6);
+	}
+}
+
 /* Writes the Ethernet, IP and UDP headers in front of the @n-byte payload
  * in receive buffer @f, addressed to @p. */
 static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const struct rx_meta *r)
@@ -428,14 +506,8 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 	const struct link_udp *u = &p->link->udp;
 	uint8_t *ip = f + WQE_ETH_LEN, *udp;
 
-	memcpy(f, p->mac, 6);
-	/* A locally administered source MAC made from the sender's address,
-	 * so that captures tell senders apart. */
-	f[6] = 0x02;
+	rx_eth(p, f, r->src);
 	if (u->family == AF_INET) {
-		f[7] = 0;
-		memcpy(f + 8, r->src, 4);
-		put_be16(f + 12, WQE_ETHERTYPE_IPV4);
 		ip[0] = 0x45;
 		ip[1] = r->tos;
 		put_be16(ip + 2, (uint16_t)(WQE_IPV4_LEN + WQE_UDP_LEN + n));
@@ -449,8 +521,6 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 		put_be16(ip + 10, csum_ipv4(ip));
 		udp = ip + WQE_IPV4_LEN;
 	} else {
-		memcpy(f + 7, r->src + 11, 5);
-		put_be16(f + 12, WQE_ETHERTYPE_IPV6);
 		put_be32(ip, 6u << 28 | (uint32_t)r->tos << 20);
 		put_be16(ip + 4, (uint16_t)(WQE_UDP_LEN + n));
 		ip[6] = IP_PROTO_UDP;
@@ -465,7 +535,7 @@ static void rx_headers(const struct link_port *p, uint8_t *f, size_t n, const st
 	put_be16(udp + 6, 0); /* no checksum: the ICRC covers the payload */
 }
 
-/* wqe_udp_cfg.find_ipv4_id: the identification and DF the sender's ICRC
+/* WQE_UDP_IPV4_SEARCH: the identification and DF the sender's ICRC
  * covers, put into the rebuilt IPv4 header at @ip (@n bytes of UDP payload
  * behind it) when they are not rx_headers()' 0 and DF. A datagram no
  * identification explains keeps 0 and DF: the NIC drops it as a bad ICRC. */
@@ -475,6 +545,7 @@ static void rx_find_id(struct wqe_link *l, uint8_t *ip, size_t n)
 	uint16_t id;
 	int df;
 
+	l->stats.rx_ipv4_searched++;
 	if (wqe_icrc_find_ipv4_id(ip, len, get_le32(ip + len), &id, &df) != 1 || (id == 0 && df))
 		return;
 	put_be16(ip + 4, id);
@@ -532,7 +603,7 @@ static uint32_t rx_fill(struct wqe_link *l)
 		m->msg_flags = 0;
 	}
 	q->n = q->next = 0;
-	n = recvmmsg(l->udp.fd, q->msg, LINK_UDP_BATCH, MSG_DONTWAIT, NULL);
+	n = recvmmsg(l->udp.rx_fd, q->msg, LINK_UDP_BATCH, MSG_DONTWAIT, NULL);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			l->stats.rx_errors++;
@@ -565,7 +636,7 @@ static size_t rx_check(struct wqe_link *l, uint32_t i, struct rx_meta *r)
 		return 0;
 	}
 	memset(r, 0, sizeof(*r));
-	r->ttl = DEFAULT_TTL;
+	r->ttl = (uint8_t)u->ttl; /* the kernel gives it: IP_RECVTTL */
 	if (u->family == AF_INET) {
 		memcpy(r->src, &from->v4.sin_addr, 4);
 		r->sport = ntohs(from->v4.sin_port);
@@ -575,6 +646,45 @@ static size_t rx_check(struct wqe_link *l, uint32_t i, struct rx_meta *r)
 	}
 	rx_ancillary(l, m, r);
 	return n;
+}
+
+/*
+ * WQE_UDP_IPV4_RAW: datagram @i of the batch, read with its IP header
+ * behind room for an Ethernet header, as a frame to @p: its length, or 0
+ * if it is dropped (counted). The raw socket's filter lets only UDP to
+ * port 4791 in, and its bind only datagrams to the link's address; what
+ * else is checked is what the UDP socket's kernel path would have. The UDP
+ * checksum becomes 0: nothing checked it (the ICRC covers its bytes).
+ */
+static size_t rx_raw(const struct link_port *p, uint32_t i)
+{
+	struct wqe_link *l = p->link;
+	struct msghdr *m = &l->udp.rx->msg[i].msg_hdr;
+	uint8_t *f = l->udp.rx->slot[i].buf, *ip = f + WQE_ETH_LEN, *udp = ip + WQE_IPV4_LEN;
+	size_t n = l->udp.rx->msg[i].msg_len;
+	struct rx_meta unused;
+
+	l->stats.rx_datagrams++;
+	rx_ancillary(l, m, &unused); /* SO_RXQ_OVFL */
+	if (m->msg_flags & MSG_TRUNC) {
+		l->stats.rx_truncated++;
+		return 0;
+	}
+	if (n < WQE_IPV4_LEN + WQE_UDP_LEN || !ipv4_v4_no_options(ip) ||
+	    ipv4_proto(ip) != IP_PROTO_UDP || ipv4_total_len(ip) != n || ipv4_is_fragment(ip) ||
+	    udp_dport(udp) != WQE_ROCEV2_PORT || udp_length(udp) != n - WQE_IPV4_LEN ||
+	    memcmp(ipv4_dst(ip), l->udp.local.raw + 12, 4) != 0) {
+		l->stats.rx_malformed++;
+		return 0;
+	}
+	if (n - WQE_IPV4_LEN - WQE_UDP_LEN < MIN_PAYLOAD) {
+		l->stats.rx_short++;
+		return 0;
+	}
+	rx_eth(p, f, ipv4_src(ip));
+	put_be16(udp + 6, 0);
+	l->stats.rx_ipv4_raw++;
+	return WQE_ETH_LEN + n;
 }
 
 /*
@@ -599,14 +709,26 @@ static const uint8_t *udp_rx_peek(void *port, size_t *len)
 				return NULL;
 			refilled = true;
 		}
+		if (l->udp.rx_fd != l->udp.fd) {
+			q->len = rx_raw(p, q->next);
+			if (!q->len)
+				q->next++;
+			else
+				l->stats.rx_frames++;
+			continue;
+		}
 		n = rx_check(l, q->next, &r);
 		if (!n) {
 			q->next++;
 			continue;
 		}
 		rx_headers(p, q->slot[q->next].buf, n, &r);
-		if (l->udp.find_ipv4_id && l->udp.family == AF_INET)
-			rx_find_id(l, q->slot[q->next].buf + WQE_ETH_LEN, n);
+		if (l->udp.family == AF_INET) {
+			if (l->udp.ipv4_rx == WQE_UDP_IPV4_SEARCH)
+				rx_find_id(l, q->slot[q->next].buf + WQE_ETH_LEN, n);
+			else
+				l->stats.rx_ipv4_assumed++;
+		}
 		q->len = (l->udp.family == AF_INET ? V4_HDRS : V6_HDRS) + n;
 		l->stats.rx_frames++;
 	}
@@ -627,7 +749,8 @@ static void udp_rx_done(void *port)
 static int queues_init(struct wqe_link *l)
 {
 	struct link_udp *u = &l->udp;
-	size_t hl = u->family == AF_INET ? V4_HDRS : V6_HDRS;
+	/* A raw socket's datagrams come with their IP and UDP headers. */
+	size_t hl = u->rx_fd != u->fd ? WQE_ETH_LEN : u->family == AF_INET ? V4_HDRS : V6_HDRS;
 
 	u->tx = calloc(1, sizeof(*u->tx));
 	u->rx = calloc(1, sizeof(*u->rx));
@@ -674,13 +797,25 @@ static void queues_fini(struct wqe_link *l)
 	u->rx = NULL;
 }
 
+/* Closes what the link opened besides its queues. */
+static void close_sockets(struct link_udp *u)
+{
+	for (uint32_t i = 0; i < LINK_UDP_SPORTS; i++)
+		if (u->sport[i].fd >= 0)
+			close(u->sport[i].fd);
+	if (u->rx_fd >= 0 && u->rx_fd != u->fd)
+		close(u->rx_fd);
+	if (u->fd >= 0)
+		close(u->fd);
+	u->fd = u->rx_fd = -1;
+}
+
 static void udp_fini(struct wqe_link *l)
 {
 	/* What is still queued (a port detached without the NIC's last
-	 * flush) goes before the socket closes: nothing queued is lost. */
+	 * flush) goes before the sockets close: nothing queued is lost. */
 	tx_flush(l);
-	close(l->udp.fd);
-	l->udp.fd = -1;
+	close_sockets(&l->udp);
 	queues_fini(l);
 }
 
@@ -734,32 +869,172 @@ static void set_buf(int fd, int force, int plain, uint32_t bytes)
 		(void)set_int(fd, SOL_SOCKET, plain, v);
 }
 
-/* The socket options: 0, or -1 with errno set. */
-static int setup_socket(int fd, int family, const struct wqe_udp_cfg *cfg)
+/* The socket options of a socket that sends (all) and, @rx, of the one
+ * that receives; *@ttl the TTL / hop limit the system gives its
+ * datagrams, which it keeps. 0, or -1 with errno set. */
+static int setup_socket(int fd, int family, const struct wqe_udp_cfg *cfg, bool rx, int *ttl)
 {
+	socklen_t tl = sizeof(*ttl);
 	int rc;
 
-	/* TOS 0 and TTL 64 of our own, not the system's default: a datagram
+	/* TOS 0 of our own, and the system's TTL, read back: a datagram
 	 * whose frame has them needs no ancillary data (tx_ancillary()). */
 	if (family == AF_INET) {
 		rc = set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
-		rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_RECVTTL, 1);
-		rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_RECVTOS, 1);
 		rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_TOS, 0);
-		rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_TTL, (int)DEFAULT_TTL);
+		rc = rc ? rc : getsockopt(fd, IPPROTO_IP, IP_TTL, ttl, &tl);
+		if (rx) {
+			rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_RECVTTL, 1);
+			rc = rc ? rc : set_int(fd, IPPROTO_IP, IP_RECVTOS, 1);
+		}
 	} else {
 		rc = set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
 		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO);
-		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1);
-		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
 		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_TCLASS, 0);
-		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, (int)DEFAULT_TTL);
+		rc = rc ? rc : getsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, ttl, &tl);
+		if (rx) {
+			rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1);
+			rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
+		}
 	}
 	if (rc)
 		return -1;
-	(void)set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1); /* counters only */
-	set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+	if (*ttl < 1 || *ttl > 255)
+		*ttl = 64; /* cannot happen: the kernel's limits */
+	if (rx) {
+		(void)set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1); /* counters only */
+		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+	}
 	set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
+	return 0;
+}
+
+/* Attaches classic BPF @code (@n instructions) to @fd, then reads and
+ * drops what was queued before it: 0, or -1 with errno set. */
+static int attach_filter(int fd, struct sock_filter *code, unsigned short n)
+{
+	struct sock_fprog prog = {.len = n, .filter = code};
+	uint8_t b;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))
+		return -1;
+	while (recv(fd, &b, sizeof(b), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+		;
+	return 0;
+}
+
+/* A filter that takes nothing in: the sockets that only send. */
+static int take_nothing(int fd)
+{
+	struct sock_filter none[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
+
+	return attach_filter(fd, none, 1);
+}
+
+/* The address of @u's local GID on @port. */
+static socklen_t local_addr(const struct link_udp *u, uint16_t port, union udp_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (u->family == AF_INET) {
+		a->v4.sin_family = AF_INET;
+		a->v4.sin_port = htons(port);
+		memcpy(&a->v4.sin_addr, u->local.raw + 12, 4);
+		return sizeof(a->v4);
+	}
+	a->v6.sin6_family = AF_INET6;
+	a->v6.sin6_port = htons(port);
+	memcpy(&a->v6.sin6_addr, u->local.raw, 16);
+	return sizeof(a->v6);
+}
+
+/* A socket that sends from source port @port of @u's address and takes
+ * nothing in, or -1 (the port is another's: EADDRINUSE; EMFILE; ...). */
+static int sport_open(const struct link_udp *u, uint16_t port)
+{
+	const struct wqe_udp_cfg cfg = {.sndbuf = u->sndbuf};
+	union udp_addr a;
+	socklen_t alen = local_addr(u, port, &a);
+	int fd = socket(u->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	int ttl;
+
+	if (fd < 0)
+		return -1;
+	/* Its TTL is the system's too; set it anyway, so that the ancillary
+	 * data rule of tx_ancillary() holds for every socket. */
+	if (setup_socket(fd, u->family, &cfg, false, &ttl) ||
+	    (u->family == AF_INET ? set_int(fd, IPPROTO_IP, IP_TTL, u->ttl)
+				  : set_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, u->ttl)) ||
+	    take_nothing(fd) || bind(fd, &a.sa, alen)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A raw IPv4 socket that reads @u's datagrams with their IP headers: bound
+ * to its address (the kernel then gives it only datagrams to it) and
+ * filtered to UDP port 4791; -1 with errno (EPERM without CAP_NET_RAW).
+ */
+static int raw_open(const struct link_udp *u, const struct wqe_udp_cfg *cfg)
+{
+	/* x = the IP header's length; take the datagram if its UDP
+	 * destination port is 4791 (a raw IPPROTO_UDP socket sees only UDP). */
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),
+		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WQE_ROCEV2_PORT, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	union udp_addr a;
+	socklen_t alen = local_addr(u, 0, &a);
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP), err;
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, &a.sa, alen) ||
+	    attach_filter(fd, code, (unsigned short)(sizeof(code) / sizeof(code[0])))) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	(void)set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
+	set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+	return fd;
+}
+
+/*
+ * How @l receives IPv4 headers (@l's UDP socket bound): RAW opens a raw
+ * socket and stops the UDP socket taking datagrams in, AUTO tries that and
+ * else searches. 0, or -1 with errno (RAW: what raw_open() gives).
+ */
+static int rx_setup(struct wqe_link *l, const struct wqe_udp_cfg *cfg)
+{
+	struct link_udp *u = &l->udp;
+	int mode = cfg->ipv4_rx, fd;
+
+	u->ipv4_rx = WQE_UDP_IPV4_ASSUME;
+	if (u->family != AF_INET)
+		return 0;
+	if (mode == WQE_UDP_IPV4_SEARCH || mode == WQE_UDP_IPV4_ASSUME) {
+		u->ipv4_rx = mode;
+		return 0;
+	}
+	fd = raw_open(u, cfg);
+	if (fd < 0) {
+		if (mode == WQE_UDP_IPV4_RAW)
+			return -1;
+		u->ipv4_rx = WQE_UDP_IPV4_SEARCH;
+		return 0;
+	}
+	u->rx_fd = fd;
+	/* The raw socket has every datagram now; the UDP socket only holds
+	 * the port (no ICMP port unreachable, no other binder). */
+	if (take_nothing(u->fd))
+		return -1;
+	u->ipv4_rx = WQE_UDP_IPV4_RAW;
 	return 0;
 }
 
@@ -769,9 +1044,10 @@ struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg)
 	socklen_t alen = 0;
 	union wqe_gid gid;
 	struct wqe_link *l;
-	int fd, err;
+	int err;
 
-	if (!cfg || !cfg->local || parse_local(cfg->local, &a, &alen, &gid)) {
+	if (!cfg || !cfg->local || parse_local(cfg->local, &a, &alen, &gid) ||
+	    cfg->ipv4_rx < WQE_UDP_IPV4_AUTO || cfg->ipv4_rx > WQE_UDP_IPV4_ASSUME) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -780,19 +1056,22 @@ struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
-	fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
-	if (fd < 0 || setup_socket(fd, a.sa.sa_family, cfg) || bind(fd, &a.sa, alen))
-		goto fail;
 	l->udp.family = a.sa.sa_family;
+	l->udp.local = gid;
+	l->udp.sndbuf = cfg->sndbuf;
+	for (uint32_t i = 0; i < LINK_UDP_SPORTS; i++)
+		l->udp.sport[i].fd = -1;
+	l->udp.fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	l->udp.rx_fd = l->udp.fd;
+	if (l->udp.fd < 0 || setup_socket(l->udp.fd, a.sa.sa_family, cfg, true, &l->udp.ttl) ||
+	    bind(l->udp.fd, &a.sa, alen) || rx_setup(l, cfg))
+		goto fail;
 	if (queues_init(l)) {
 		errno = ENOMEM;
 		goto fail;
 	}
 	l->kind = LINK_UDP;
 	l->max_users = 1;
-	l->udp.fd = fd;
-	l->udp.local = gid;
-	l->udp.find_ipv4_id = cfg->find_ipv4_id != 0;
 	l->xmit = udp_xmit;
 	l->tx_buf = udp_tx_buf;
 	l->xmit_buf = udp_xmit_buf;
@@ -803,8 +1082,7 @@ struct wqe_link *wqe_link_udp_create(const struct wqe_udp_cfg *cfg)
 	return l;
 fail:
 	err = errno;
-	if (fd >= 0)
-		close(fd);
+	close_sockets(&l->udp);
 	queues_fini(l);
 	pool_fini(&l->pool);
 	free(l);
@@ -818,5 +1096,82 @@ int wqe_link_udp_fd(const struct wqe_link *l)
 		errno = EINVAL;
 		return -1;
 	}
-	return l->udp.fd;
+	return l->udp.rx_fd;
+}
+
+int wqe_link_udp_ipv4_rx(const struct wqe_link *l)
+{
+	if (!l || l->kind != LINK_UDP || l->udp.family != AF_INET) {
+		errno = EINVAL;
+		return -1;
+	}
+	return l->udp.ipv4_rx;
+}
+
+static const char *const ipv4_rx_names[] = {
+	[WQE_UDP_IPV4_AUTO] = "auto",
+	[WQE_UDP_IPV4_RAW] = "raw",
+	[WQE_UDP_IPV4_SEARCH] = "search",
+	[WQE_UDP_IPV4_ASSUME] = "assume",
+};
+
+const char *wqe_udp_ipv4_rx_str(int mode)
+{
+	if (mode < 0 || (size_t)mode >= sizeof(ipv4_rx_names) / sizeof(ipv4_rx_names[0]))
+		return NULL;
+	return ipv4_rx_names[mode];
+}
+
+int wqe_udp_ipv4_rx_parse(const char *s)
+{
+	for (size_t i = 0; s && i < sizeof(ipv4_rx_names) / sizeof(ipv4_rx_names[0]); i++)
+		if (!strcmp(s, ipv4_rx_names[i]))
+			return (int)i;
+	return -1;
+}
+
+int wqe_udp_route_hop_limit(const union wqe_gid *dst)
+{
+	union udp_addr a;
+	socklen_t alen, tl;
+	int fd, v = -1, err;
+	bool v4;
+
+	if (!dst) {
+		errno = EINVAL;
+		return -1;
+	}
+	v4 = wqe_gid_is_v4(dst);
+	memset(&a, 0, sizeof(a));
+	if (v4) {
+		a.v4.sin_family = AF_INET;
+		a.v4.sin_port = htons(WQE_ROCEV2_PORT);
+		memcpy(&a.v4.sin_addr, dst->raw + 12, 4);
+		alen = sizeof(a.v4);
+	} else {
+		a.v6.sin6_family = AF_INET6;
+		a.v6.sin6_port = htons(WQE_ROCEV2_PORT);
+		memcpy(&a.v6.sin6_addr, dst->raw, 16);
+		alen = sizeof(a.v6);
+	}
+	fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0)
+		return -1;
+	/* Connecting looks the route up; an IPv6 socket's hop limit is then
+	 * the route's (ip6_dst_hoplimit()), an IPv4 one's the default TTL. */
+	tl = sizeof(v);
+	if (connect(fd, &a.sa, alen) ||
+	    (v4 ? getsockopt(fd, IPPROTO_IP, IP_TTL, &v, &tl)
+		: getsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &v, &tl))) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	close(fd);
+	if (v < 1 || v > 255) {
+		errno = EINVAL;
+		return -1;
+	}
+	return v;
 }

@@ -48,13 +48,21 @@ run_pair() {
 }
 
 run_pair write 100003 40 1024
+# By default, with CAP_NET_RAW (these tests run as root), each datagram
+# is read with the IPv4 header it arrived with.
+expect_re "$TMP/client.out" "link: IPv4 headers raw: [1-9][0-9]* as they arrived, 0 found from the ICRC \\(0 of them not identification 0 and DF\\), 0 assumed; 0 malformed"
 run_pair read 65536 30 4096 --format rxe
 run_pair send 4097 200 256 --tx-depth 8
 run_pair write 1048576 3 4096
-# --find-ip-id on the client: the server's datagrams all carry
-# identification 0 and DF (Linux's), so none needed finding.
-run_pair write 70000 20 1024 --find-ip-id
-expect_in "$TMP/client.out" "link: 0 datagrams had an IPv4 identification other than 0"
+# --ipv4-rx search on the client: the server's datagrams all carry
+# identification 0 and DF (Linux's for the link's sockets), so each is
+# searched and none had another; assume takes them to be 0 and DF.
+run_pair write 70000 20 1024 --ipv4-rx search
+expect_re "$TMP/client.out" "link: IPv4 headers search: 0 as they arrived, [1-9][0-9]* found from the ICRC \\(0 of them not identification 0 and DF\\), 0 assumed"
+run_pair write 70000 20 1024 --ipv4-rx assume
+expect_re "$TMP/client.out" "link: IPv4 headers assume: 0 as they arrived, 0 found from the ICRC \\(0 of them not identification 0 and DF\\), [1-9][0-9]* assumed"
+expect_rc 2 "$WQE" peer --local "$A" --ipv4-rx sometimes
+expect_in "$TMP/err" "bad --ipv4-rx 'sometimes'"
 
 # A server started for other terms refuses the client; both exit 1.
 timeout 60 "$WQE" peer --local "$B" --oob-port "$PORT" --timeout 30 --size 100 \

@@ -95,9 +95,11 @@ static uint64_t datagram_hash(const struct msghdr *m)
 	return h;
 }
 
-/* What one socket asked of the kernel. */
+/* What one link's sockets asked of the kernel: those bound to its
+ * address (it sends from one socket per source port). */
 struct sys_log {
 	int fd;				   /* -1: not watched */
+	struct sockaddr_storage addr;	   /* the address of @fd */
 	uint64_t calls;			   /* sendmmsg() calls */
 	uint64_t datagrams;		   /* datagrams the kernel took */
 	uint64_t full;			   /* calls that took LINK_UDP_BATCH */
@@ -118,10 +120,29 @@ struct sys_log {
 
 static struct sys_log logs[2] = {{.fd = -1}, {.fd = -1}};
 
+/* The address @fd is bound to, port left out. */
+static void bound_addr(int fd, struct sockaddr_storage *a)
+{
+	socklen_t len = sizeof(*a);
+
+	memset(a, 0, sizeof(*a));
+	if (getsockname(fd, (struct sockaddr *)a, &len))
+		return;
+	if (a->ss_family == AF_INET)
+		((struct sockaddr_in *)a)->sin_port = 0;
+	else if (a->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)a)->sin6_port = 0;
+}
+
 static struct sys_log *log_of(int fd)
 {
+	struct sockaddr_storage a;
+
+	if (fd < 0 || (logs[0].fd < 0 && logs[1].fd < 0))
+		return NULL;
+	bound_addr(fd, &a);
 	for (int i = 0; i < 2; i++)
-		if (logs[i].fd == fd && fd >= 0)
+		if (logs[i].fd >= 0 && !memcmp(&logs[i].addr, &a, sizeof(a)))
 			return &logs[i];
 	return NULL;
 }
@@ -131,6 +152,7 @@ static void log_watch(struct sys_log *g, int fd)
 	free(g->sent.h);
 	memset(g, 0, sizeof(*g));
 	g->fd = fd;
+	bound_addr(fd, &g->addr);
 }
 
 static void logs_off(void)

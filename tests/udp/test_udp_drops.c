@@ -7,18 +7,24 @@
  * computed over other headers than the kernel's, is a bad-ICRC drop that
  * changes nothing; short, truncated and garbage datagrams are dropped and
  * counted; a good datagram from the same socket is taken before and after.
- * With find_ipv4_id, datagrams whose ICRC covers another IPv4
+ * Reading IPv4 headers as they arrive (raw, the default for root), the
+ * ICRC is checked over the real header; finding the identification from
+ * the ICRC (search), datagrams whose ICRC covers another IPv4
  * identification (the kernel's rxe) are taken and damaged ones still are
- * not. On the send side, a frame of the other address family is counted
+ * not; assuming 0 and DF, they are refused. Without CAP_NET_RAW, raw is
+ * refused and the default searches. On the send side, a frame of the other address family is counted
  * as having no destination, one the kernel refuses as a send error.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,8 +107,88 @@ static void test_create(void)
 	errno = 0;
 	CHECK_EQ(wqe_link_udp_fd(loop), -1);
 	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(wqe_link_udp_ipv4_rx(loop), -1);
 	wqe_link_destroy(loop);
+	/* the IPv4 header modes: out of the enum refused, names both ways */
+	c.local = a1;
+	for (int bad = -1; bad <= 5; bad += 6) {
+		c.ipv4_rx = bad;
+		errno = 0;
+		CHECK(wqe_link_udp_create(&c) == NULL);
+		CHECK_EQ(errno, EINVAL);
+	}
+	for (int m = WQE_UDP_IPV4_AUTO; m <= WQE_UDP_IPV4_ASSUME; m++) {
+		CHECK_EQ(wqe_udp_ipv4_rx_parse(wqe_udp_ipv4_rx_str(m)), m);
+		c.ipv4_rx = m;
+		l = wqe_link_udp_create(&c);
+		CHECK(l != NULL);
+		/* root here (the suite needs it): auto gets the raw socket */
+		CHECK_EQ(wqe_link_udp_ipv4_rx(l), m == WQE_UDP_IPV4_AUTO ? WQE_UDP_IPV4_RAW : m);
+		expect_refused(a1, EADDRINUSE);
+		CHECK_EQ(wqe_link_destroy(l), 0);
+	}
+	CHECK(wqe_udp_ipv4_rx_str(4) == NULL);
+	CHECK(wqe_udp_ipv4_rx_str(-1) == NULL);
+	CHECK_EQ(wqe_udp_ipv4_rx_parse("RAW"), -1);
+	CHECK_EQ(wqe_udp_ipv4_rx_parse(NULL), -1);
+	c.ipv4_rx = WQE_UDP_IPV4_RAW;
+	c.local = "::1";
+	l = wqe_link_udp_create(&c); /* IPv6: no mode, none needed */
+	CHECK(l != NULL);
+	errno = 0;
+	CHECK_EQ(wqe_link_udp_ipv4_rx(l), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(wqe_link_destroy(l), 0);
 	CHECK_EQ(count_fds(), fds);
+}
+
+/*
+ * Without CAP_NET_RAW (dropped in a child): WQE_UDP_IPV4_RAW is refused
+ * with EPERM and leaves nothing open, and the default falls back to
+ * searching. The child's exit status says which check failed.
+ */
+static void test_raw_without_cap(void)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+		struct __user_cap_data_struct d[2];
+		struct wqe_udp_cfg c;
+		struct wqe_link *l;
+		char a1[16];
+		int fds = count_fds();
+
+		if (syscall(SYS_capget, &h, d))
+			_exit(10);
+		d[CAP_NET_RAW / 32].effective &= ~(1u << (CAP_NET_RAW % 32));
+		d[CAP_NET_RAW / 32].permitted &= ~(1u << (CAP_NET_RAW % 32));
+		if (syscall(SYS_capset, &h, d))
+			_exit(11);
+		if (socket(AF_INET, SOCK_RAW, IPPROTO_UDP) >= 0)
+			_exit(12); /* still permitted: the test proves nothing */
+		udp_test_addr(1, a1);
+		memset(&c, 0, sizeof(c));
+		c.local = a1;
+		c.ipv4_rx = WQE_UDP_IPV4_RAW;
+		errno = 0;
+		if (wqe_link_udp_create(&c) || errno != EPERM)
+			_exit(13);
+		if (count_fds() != fds)
+			_exit(14);
+		c.ipv4_rx = WQE_UDP_IPV4_AUTO;
+		l = wqe_link_udp_create(&c);
+		if (!l || wqe_link_udp_ipv4_rx(l) != WQE_UDP_IPV4_SEARCH)
+			_exit(15);
+		wqe_link_destroy(l);
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st));
+	CHECK_EQ(WEXITSTATUS(st), 0);
 }
 
 /* One context per UDP link. */
@@ -133,6 +219,12 @@ static int raw_socket(struct sockaddr_in *me)
 	socklen_t len = sizeof(*me);
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
+	/* PMTU discovery on, as the link's own sockets: the kernel then
+	 * writes identification 0 with DF, what ud_datagram() covers
+	 * (IP_PMTUDISC_WANT would give a counter's value: the link, reading
+	 * headers as they arrive, would rightly refuse the ICRC). */
+	CHECK_EQ(setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &(int){IP_PMTUDISC_DO}, sizeof(int)),
+		 0);
 	udp_test_addr(3, a3);
 	memset(me, 0, sizeof(*me));
 	me->sin_family = AF_INET;
@@ -149,14 +241,12 @@ static int raw_socket(struct sockaddr_in *me)
  * @ip_flags: 2 is DF; ud_datagram() sets DF) to B, UDP source port
  * @icrc_sport. Returns its length.
  */
-static size_t ud_datagram_flags(const struct upair *p, const struct sockaddr_in *from,
-				uint16_t ip_id, uint8_t ip_flags, uint16_t icrc_sport,
-				const uint8_t *payload, uint32_t len, uint8_t *out)
+static size_t ud_frame(const struct upair *p, const struct sockaddr_in *from, uint16_t ip_id,
+		       uint8_t ip_flags, uint16_t icrc_sport, const uint8_t *payload, uint32_t len,
+		       uint8_t *frame, size_t cap)
 {
 	struct wqe_pkt k;
-	uint8_t frame[8192];
 	size_t flen = 0;
-	const size_t hl = WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN;
 
 	memset(&k, 0, sizeof(k));
 	k.ipver = 4;
@@ -173,7 +263,19 @@ static size_t ud_datagram_flags(const struct upair *p, const struct sockaddr_in 
 	k.bth.psn = 5;
 	k.deth.qkey = QKEY;
 	k.deth.srcqp = SRCQP;
-	CHECK_EQ(wqe_pkt_build(&k, payload, len, frame, sizeof(frame), &flen), 0);
+	CHECK_EQ(wqe_pkt_build(&k, payload, len, frame, cap, &flen), 0);
+	return flen;
+}
+
+static size_t ud_datagram_flags(const struct upair *p, const struct sockaddr_in *from,
+				uint16_t ip_id, uint8_t ip_flags, uint16_t icrc_sport,
+				const uint8_t *payload, uint32_t len, uint8_t *out)
+{
+	uint8_t frame[8192];
+	const size_t hl = WQE_ETH_LEN + WQE_IPV4_LEN + WQE_UDP_LEN;
+	size_t flen = ud_frame(p, from, ip_id, ip_flags, icrc_sport, payload, len, frame,
+			       sizeof(frame));
+
 	memcpy(out, frame + hl, flen - hl);
 	return flen - hl;
 }
@@ -437,8 +539,169 @@ static void test_send_refused(void)
 	CHECK_EQ(wqe_link_destroy(l), 0);
 }
 
+static void be16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* B's link again, with IPv4 header mode @mode. */
+static void relink_b(struct upair *p, int mode)
+{
+	struct wqe_udp_cfg c;
+
+	CHECK_EQ(wqe_context_attach_link(p->b.ctx, NULL), 0);
+	CHECK_EQ(wqe_link_destroy(p->b.link), 0);
+	memset(&c, 0, sizeof(c));
+	c.local = p->b.addr;
+	c.ipv4_rx = mode;
+	p->b.link = wqe_link_udp_create(&c);
+	CHECK(p->b.link != NULL);
+	CHECK_EQ(wqe_link_udp_ipv4_rx(p->b.link), mode);
+	CHECK_EQ(wqe_context_attach_link(p->b.ctx, p->b.link), 0);
+}
+
+/* Sends the IPv4 packet of frame @f (@len bytes from its Ethernet
+ * header) to B as it is, header included (a raw IP_HDRINCL socket: the
+ * kernel keeps a nonzero identification and fills in the checksum). */
+static void send_ip_to_b(const struct upair *p, int rfd, const uint8_t *f, size_t len)
+{
+	struct sockaddr_in to;
+
+	memset(&to, 0, sizeof(to));
+	to.sin_family = AF_INET;
+	inet_pton(AF_INET, p->b.addr, &to.sin_addr);
+	CHECK_EQ(sendto(rfd, f + WQE_ETH_LEN, len - WQE_ETH_LEN, 0, (struct sockaddr *)&to,
+			sizeof(to)),
+		 (ssize_t)(len - WQE_ETH_LEN));
+}
+
 /*
- * wqe_udp_cfg.find_ipv4_id: B's link takes each datagram's identification
+ * WQE_UDP_IPV4_RAW: B's link reads each datagram with the IPv4 header it
+ * arrived with, so the ICRC is checked on all 32 bits over that header.
+ * Datagrams with the identifications and flags other senders write, or a
+ * nonzero UDP checksum (wrong, even: not checked, documented) are taken;
+ * one whose ICRC covers another identification or DF than its header has
+ * is a bad-ICRC drop (finding them from the ICRC would have taken it), as
+ * is one from a plain socket whose ICRC covers identification 0x4321 (the
+ * kernel wrote 0). A datagram with IP options is dropped as malformed.
+ * Nothing is placed for any drop, and the next good datagram is taken.
+ */
+static void test_ipv4_raw(void)
+{
+	static const struct {
+		uint16_t id;
+		uint8_t flags;
+		uint16_t csum;
+	} ok[] = {{0x1234, 2, 0}, {0xbeef, 0, 0}, {0xffff, 2, 0}, {0x0101, 2, 0x5a5a}};
+	struct upair p;
+	struct sockaddr_in me, from;
+	struct wqe_mr *mr;
+	struct wqe_link_stats s;
+	uint8_t payload[200], f[8192], d[8192];
+	uint64_t n = 0;
+	size_t len;
+	int rfd, fd;
+
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 11 + 3);
+	CHECK_EQ(upair_open(&p, WQE_QPT_UD, WQE_MTU_4096, 16), 0);
+	relink_b(&p, WQE_UDP_IPV4_RAW);
+	mr = wqe_reg_mr(p.b.pd, rbuf, sizeof(rbuf), WQE_ACCESS_LOCAL_WRITE);
+	CHECK(mr != NULL);
+	fd = raw_socket(&me);
+	rfd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	CHECK(rfd >= 0);
+	from = me;
+	from.sin_port = htons(0xc123); /* any port: the header is ours */
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		post_recv(&p, mr, 10 + i);
+		len = ud_frame(&p, &from, ok[i].id, ok[i].flags, 0xc123, payload,
+			       (uint32_t)(50 + i), f, sizeof(f));
+		be16(f + WQE_ETH_LEN + WQE_IPV4_LEN + 6, ok[i].csum);
+		send_ip_to_b(&p, rfd, f, len);
+		drain(&p, ++n);
+		expect_good(&p, payload, (uint32_t)(50 + i), 10 + i);
+	}
+	wqe_link_stats(p.b.link, &s);
+	CHECK_EQ(s.rx_ipv4_raw, n);
+	CHECK_EQ(s.rx_ipv4_searched + s.rx_ipv4_assumed, 0);
+	CHECK_EQ(p.b.drops, 0);
+	/* the ICRC over identification 0x1235 or without DF, the header 0x1234
+	 * with DF */
+	post_recv(&p, mr, 20);
+	len = ud_frame(&p, &from, 0x1235, 2, 0xc123, payload, 60, f, sizeof(f));
+	be16(f + WQE_ETH_LEN + 4, 0x1234);
+	send_ip_to_b(&p, rfd, f, len);
+	len = ud_frame(&p, &from, 0x1234, 0, 0xc123, payload, 60, f, sizeof(f));
+	be16(f + WQE_ETH_LEN + 6, 0x4000);
+	send_ip_to_b(&p, rfd, f, len);
+	len = ud_datagram(&p, &me, 0x4321, ntohs(me.sin_port), payload, 60, d);
+	send_to_b(&p, fd, d, len);
+	n += 3;
+	drain(&p, n);
+	CHECK_EQ(p.b.bad_icrc, 3);
+	CHECK_EQ(p.b.drops, 3);
+	/* IP options (one word of NOPs): not the link's to take */
+	len = ud_frame(&p, &from, 0x2222, 2, 0xc123, payload, 60, f, sizeof(f));
+	memmove(f + WQE_ETH_LEN + 24, f + WQE_ETH_LEN + 20, len - WQE_ETH_LEN - 20);
+	memset(f + WQE_ETH_LEN + 20, 1, 4);
+	f[WQE_ETH_LEN] = 0x46;
+	be16(f + WQE_ETH_LEN + 2, (uint16_t)(len - WQE_ETH_LEN + 4));
+	send_ip_to_b(&p, rfd, f, len + 4);
+	drain(&p, ++n);
+	wqe_link_stats(p.b.link, &s);
+	CHECK_EQ(s.rx_malformed, 1);
+	CHECK_EQ(s.rx_frames, n - 1);
+	CHECK_EQ(wqe_poll_cq(p.b.rcq, 1, &(struct wqe_wc){0}), 0);
+	/* the receive still waits, and takes the next good one */
+	len = ud_frame(&p, &from, 0x3333, 2, 0xc123, payload, 17, f, sizeof(f));
+	send_ip_to_b(&p, rfd, f, len);
+	drain(&p, ++n);
+	expect_good(&p, payload, 17, 20);
+	close(rfd);
+	close(fd);
+	wqe_dereg_mr(mr);
+	upair_close(&p);
+}
+
+/* WQE_UDP_IPV4_ASSUME: identification 0 and DF, taken; another, a
+ * bad-ICRC drop; each counted as assumed. */
+static void test_ipv4_assume(void)
+{
+	struct upair p;
+	struct sockaddr_in me;
+	struct wqe_mr *mr;
+	struct wqe_link_stats s;
+	uint8_t payload[64], d[8192];
+	size_t len;
+	int fd;
+
+	memset(payload, 0x3c, sizeof(payload));
+	CHECK_EQ(upair_open(&p, WQE_QPT_UD, WQE_MTU_4096, 16), 0);
+	relink_b(&p, WQE_UDP_IPV4_ASSUME);
+	mr = wqe_reg_mr(p.b.pd, rbuf, sizeof(rbuf), WQE_ACCESS_LOCAL_WRITE);
+	CHECK(mr != NULL);
+	fd = raw_socket(&me);
+	post_recv(&p, mr, 1);
+	len = ud_datagram(&p, &me, 0x0707, ntohs(me.sin_port), payload, sizeof(payload), d);
+	send_to_b(&p, fd, d, len);
+	drain(&p, 1);
+	CHECK_EQ(p.b.bad_icrc, 1);
+	len = ud_datagram(&p, &me, 0, ntohs(me.sin_port), payload, sizeof(payload), d);
+	send_to_b(&p, fd, d, len);
+	drain(&p, 2);
+	expect_good(&p, payload, sizeof(payload), 1);
+	wqe_link_stats(p.b.link, &s);
+	CHECK_EQ(s.rx_ipv4_assumed, 2);
+	CHECK_EQ(s.rx_ipv4_raw + s.rx_ipv4_searched, 0);
+	close(fd);
+	wqe_dereg_mr(mr);
+	upair_close(&p);
+}
+
+/*
+ * WQE_UDP_IPV4_SEARCH: B's link takes each datagram's identification
  * and DF from its ICRC. Datagrams as the kernel's rxe sends them (a
  * nonzero identification, DF; and one without DF) are taken, their
  * identification counted as found; one with identification 0 and DF is
@@ -455,7 +718,6 @@ static void test_find_ipv4_id(void)
 	struct upair p;
 	struct sockaddr_in me;
 	struct wqe_mr *mr;
-	struct wqe_udp_cfg c;
 	struct wqe_link_stats s;
 	uint8_t payload[200], d[8192];
 	uint64_t n = 0, drops;
@@ -465,15 +727,7 @@ static void test_find_ipv4_id(void)
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 13 + 1);
 	CHECK_EQ(upair_open(&p, WQE_QPT_UD, WQE_MTU_4096, 16), 0);
-	/* B's link again, with the option. */
-	CHECK_EQ(wqe_context_attach_link(p.b.ctx, NULL), 0);
-	CHECK_EQ(wqe_link_destroy(p.b.link), 0);
-	memset(&c, 0, sizeof(c));
-	c.local = p.b.addr;
-	c.find_ipv4_id = 1;
-	p.b.link = wqe_link_udp_create(&c);
-	CHECK(p.b.link != NULL);
-	CHECK_EQ(wqe_context_attach_link(p.b.ctx, p.b.link), 0);
+	relink_b(&p, WQE_UDP_IPV4_SEARCH);
 	mr = wqe_reg_mr(p.b.pd, rbuf, sizeof(rbuf), WQE_ACCESS_LOCAL_WRITE);
 	CHECK(mr != NULL);
 	fd = raw_socket(&me);
@@ -526,6 +780,9 @@ int main(void)
 	test_attach();
 	test_hostile();
 	test_find_ipv4_id();
+	test_ipv4_raw();
+	test_ipv4_assume();
+	test_raw_without_cap();
 	test_send_refused();
 	return test_finish();
 }

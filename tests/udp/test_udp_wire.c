@@ -5,8 +5,8 @@
  * immediate, READ request, both atomics, WRITE with immediate and no
  * payload; a UD SEND) to 127.X.Y.2, where a plain UDP socket takes the
  * datagrams in place of a NIC. Each datagram must be the NIC's frame from
- * the BTH on, with the ICRC alone replaced, sent from port 4791 with the
- * address vector's TOS and TTL. Then the IPv4 header the kernel sent is
+ * the BTH on, with the ICRC alone replaced, sent from the frame's own
+ * per-QP UDP source port (not 4791) with the address vector's TOS and TTL. Then the IPv4 header the kernel sent is
  * rebuilt (identification 0 and DF: Linux's rule for a DF datagram of an
  * unconnected socket; the netns test sees the real wire) and scapy, an
  * oracle we did not write, checks every ICRC; with identification 1
@@ -226,7 +226,7 @@ static void post_all(struct uep *a, struct wqe_qp *ud, struct wqe_ah *ah, struct
 	CHECK_EQ(wqe_post_send(ud, &wr, &bad), 0);
 }
 
-int main(void)
+static void test_wire(void)
 {
 	/* 3 WRITE packets at PMTU 1024, SEND, READ, 2 atomics, WRITE_IMM, UD */
 	const unsigned want = 9;
@@ -287,15 +287,12 @@ int main(void)
 		/* the NIC's frame from the BTH on; only the ICRC was replaced */
 		CHECK_EQ(rx[i].len, plen);
 		CHECK_MEM(rx[i].b, udp + 8, plen - 4);
-		CHECK_EQ(rx_sport[i], WQE_ROCEV2_PORT);
+		CHECK_EQ(rx_sport[i], (unsigned)(udp[0] << 8 | udp[1]));
 		CHECK_EQ(rx_tos[i], TCLASS);
 		CHECK_EQ(rx_ttl[i], HOP);
-		if ((udp[0] << 8 | udp[1]) != WQE_ROCEV2_PORT) {
-			sport_differs++;
-			CHECK(memcmp(rx[i].b + plen - 4, udp + 8 + plen - 4, 4) != 0);
-		}
+		sport_differs += rx_sport[i] != WQE_ROCEV2_PORT;
 	}
-	CHECK(sport_differs > 0); /* the NIC's per-QP ports are not 4791 */
+	CHECK_EQ(sport_differs, nrx); /* the NIC's per-QP ports are not 4791 */
 	snprintf(path, sizeof(path), "%s/udp_wire_%d.pcap", WQE_TEST_BINDIR, (int)getpid());
 	CHECK_EQ(scapy_verdict(path, 0, src, dst), 0);
 	CHECK_EQ(scapy_verdict(path, 1, src, dst), 1);
@@ -308,5 +305,143 @@ int main(void)
 	wqe_destroy_ah(ah);
 	wqe_destroy_qp(ud);
 	uep_close(&a);
+}
+
+/* A UC QP of @a's in RTS towards @dgid, its address vector's UDP source
+ * port @port. */
+static struct wqe_qp *uc_on_port(struct uep *a, const union wqe_gid *dgid, uint16_t port)
+{
+	struct wqe_qp_init_attr ia;
+	struct wqe_qp_attr qa;
+	struct wqe_qp *q;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = a->scq;
+	ia.recv_cq = a->rcq;
+	ia.qp_type = WQE_QPT_UC;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	q = wqe_create_qp(a->pd, &ia);
+	CHECK(q != NULL);
+	if (!q)
+		return NULL;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = WQE_QPS_INIT;
+	qa.port_num = 1;
+	qa.qp_access_flags = WQE_ACCESS_REMOTE_WRITE;
+	CHECK_EQ(wqe_modify_qp(q, &qa,
+			       WQE_QP_STATE | WQE_QP_PKEY_INDEX | WQE_QP_PORT | WQE_QP_ACCESS_FLAGS),
+		 0);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = WQE_QPS_RTR;
+	qa.path_mtu = WQE_MTU_1024;
+	qa.dest_qp_num = 0x99;
+	qa.ah_attr.port_num = 1;
+	qa.ah_attr.dmac[0] = 0x02;
+	qa.ah_attr.grh.dgid = *dgid;
+	qa.ah_attr.grh.hop_limit = 64;
+	qa.ah_attr.udp_sport = port;
+	CHECK_EQ(wqe_modify_qp(q, &qa,
+			       WQE_QP_STATE | WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN |
+				   WQE_QP_RQ_PSN),
+		 0);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = WQE_QPS_RTS;
+	CHECK_EQ(wqe_modify_qp(q, &qa, WQE_QP_STATE | WQE_QP_SQ_PSN), 0);
+	return q;
+}
+
+/*
+ * Source ports: 70 UC QPs of A, source ports 0xc000 + i, send one
+ * datagram each, in turn, while another socket holds A's port 0xc005.
+ * The first 64 ports get a socket each, 0xc005 cannot be bound and goes
+ * from 4791; the last 6 find the table full and go from their home slot's
+ * port (0xc000 + i - 64; 0xc045's home is 0xc005's, so 4791). Every
+ * datagram's ICRC is over the port it left from.
+ */
+static void test_sports(void)
+{
+	enum { NQP = 70, BLOCKED = 5 };
+	struct uep a;
+	struct wqe_qp *qp[NQP] = {0};
+	struct wqe_mr *mr;
+	struct wqe_link_stats ls;
+	struct sockaddr_in hold;
+	static uint8_t mem[256];
+	union wqe_gid bgid;
+	int fd = sniffer(), blocker = socket(AF_INET, SOCK_DGRAM, 0);
+
+	udp_test_gid(2, &bgid);
+	CHECK_EQ(uep_open(&a, 1, WQE_QPT_RC, 16), 0);
+	memset(&hold, 0, sizeof(hold));
+	hold.sin_family = AF_INET;
+	hold.sin_port = htons(0xc000 + BLOCKED);
+	memcpy(&hold.sin_addr, a.gid.raw + 12, 4);
+	CHECK_EQ(bind(blocker, (struct sockaddr *)&hold, sizeof(hold)), 0);
+	mr = wqe_reg_mr(a.pd, mem, sizeof(mem), WQE_ACCESS_LOCAL_WRITE);
+	CHECK(mr != NULL);
+	for (unsigned i = 0; i < NQP; i++) {
+		struct wqe_sge sg = {(uint64_t)(uintptr_t)mem, 64, mr->lkey};
+		struct wqe_send_wr wr, *bad;
+		struct wqe_pkt h;
+		const struct frame *f = &rx[0];
+		unsigned want = i == BLOCKED || i == 64 + BLOCKED ? WQE_ROCEV2_PORT
+				: i < 64			  ? 0xc000 + i
+								  : 0xc000 + i - 64;
+		uint32_t icrc;
+
+		qp[i] = uc_on_port(&a, &bgid, (uint16_t)(0xc000 + i));
+		if (!qp[i])
+			break;
+		memset(&wr, 0, sizeof(wr));
+		mem[0] = (uint8_t)i; /* which QP, in the payload */
+		wr.wr_id = i;
+		wr.sg_list = &sg;
+		wr.num_sge = 1;
+		wr.opcode = WQE_WR_SEND;
+		wr.send_flags = WQE_SEND_SIGNALED;
+		CHECK_EQ(wqe_post_send(qp[i], &wr, &bad), 0);
+		/* one at a time, so that the ports are bound in this order */
+		nrx = 0;
+		for (int round = 0; round < 2000 && !nrx; round++) {
+			struct pollfd pf = {fd, POLLIN, 0};
+
+			wqe_progress(a.ctx);
+			if (poll(&pf, 1, round < 10 ? 0 : 1) == 1)
+				take(fd);
+		}
+		CHECK_EQ(nrx, 1);
+		if (nrx != 1 || f->len < 12 + 64 + 4)
+			continue;
+		CHECK_EQ(f->b[12], i); /* UC SEND ONLY: the BTH, then the payload */
+		CHECK_EQ(rx_sport[0], want);
+		/* the ICRC over the headers the kernel wrote */
+		memset(&h, 0, sizeof(h));
+		h.ipver = 4;
+		h.src = a.gid;
+		h.dst = bgid;
+		h.ip_flags = 2;
+		h.sport = rx_sport[0];
+		h.dport = WQE_ROCEV2_PORT;
+		icrc = (uint32_t)f->b[f->len - 4] | (uint32_t)f->b[f->len - 3] << 8 |
+		       (uint32_t)f->b[f->len - 2] << 16 | (uint32_t)f->b[f->len - 1] << 24;
+		CHECK_EQ(wqe_icrc_udp(&h, f->b, f->len - 4), icrc);
+	}
+	CHECK_EQ(wqe_link_stats(a.link, &ls), 0);
+	CHECK_EQ(ls.tx_sport_shared, 6);
+	CHECK_EQ(ls.tx_sport_fallback, 2);
+	close(blocker);
+	close(fd);
+	for (unsigned i = 0; i < NQP; i++)
+		if (qp[i])
+			wqe_destroy_qp(qp[i]);
+	wqe_dereg_mr(mr);
+	uep_close(&a);
+}
+
+int main(void)
+{
+	test_wire();
+	test_sports();
 	return test_finish();
 }

@@ -36,7 +36,7 @@ struct peer_cfg {
 	enum peer_op op;
 	uint32_t size, count, mtu, oob_port, timeout, depth;
 	enum wqe_format format;
-	int find_ip_id; /* --find-ip-id */
+	int ipv4_rx; /* --ipv4-rx: enum wqe_udp_ipv4_rx */
 	unsigned int set;
 };
 
@@ -102,11 +102,13 @@ void usage_peer(FILE *f)
 		   "  --pcap FILE        record this side's frames (as its NIC sees them)\n"
 		   "  --oob-port PORT    TCP port of the exchange (default 18515)\n"
 		   "  --timeout SECONDS  the whole run, waiting included (default 30)\n"
-		   "  --find-ip-id       IPv4: take each arriving packet's IP identification\n"
-		   "                     and DF from its ICRC, which covers them (a UDP socket\n"
-		   "                     does not see them): for a peer that writes other\n"
-		   "                     identifications than 0, such as the Linux kernel's\n"
-		   "                     rxe. Weakens the ICRC check to 15 bits\n"
+		   "  --ipv4-rx auto|raw|search|assume  IPv4: how the IP header an arriving\n"
+		   "                     packet had is known (its ICRC covers the identification,\n"
+		   "                     which a UDP socket hides): raw, read with it (needs\n"
+		   "                     CAP_NET_RAW; all 32 ICRC bits checked); search, found\n"
+		   "                     from the ICRC (15 bits checked); assume, 0 (peers that\n"
+		   "                     write other identifications, as rxe, fail); auto\n"
+		   "                     (default): raw where permitted, else search\n"
 		   "A server given --op, --size, --count or --mtu refuses a client that asks\n"
 		   "for other values.\n");
 }
@@ -151,10 +153,13 @@ static int parse_one(int argc, char **argv, int *i, struct peer_cfg *c)
 	const char *v;
 	int r;
 
-	if (strcmp(argv[*i], "--find-ip-id") == 0) {
-		c->find_ip_id = 1;
-		return 1;
+	if ((r = cli_opt(argc, argv, i, "--ipv4-rx", &v)) > 0 &&
+	    (c->ipv4_rx = wqe_udp_ipv4_rx_parse(v)) < 0) {
+		cli_usage_error("peer", usage_peer, "bad --ipv4-rx '%s'", v);
+		return -1;
 	}
+	if (r)
+		return r;
 	if ((r = cli_opt(argc, argv, i, "--local", &v)) != 0)
 		c->local = v;
 	else if ((r = cli_opt(argc, argv, i, "--connect", &v)) != 0)
@@ -313,7 +318,7 @@ static void plan(struct peer *p)
 static int open_context(struct peer *p)
 {
 	struct wqe_context_attr ca;
-	struct wqe_udp_cfg uc = {.local = p->local.text, .find_ipv4_id = p->c.find_ip_id};
+	struct wqe_udp_cfg uc = {.local = p->local.text, .ipv4_rx = p->c.ipv4_rx};
 	int rc;
 
 	memset(&ca, 0, sizeof(ca));
@@ -826,10 +831,15 @@ static void summary(const struct peer *p, int rc)
 	       " truncated, %" PRIu64 " short, %" PRIu64 " by the kernel\n",
 	       l.delivered, l.rx_datagrams, l.queue_full, l.tx_errors, l.no_destination,
 	       l.rx_truncated, l.rx_short, l.rx_kernel_drops);
-	if (p->c.find_ip_id)
-		printf("  link: %" PRIu64 " datagrams had an IPv4 identification other than 0 (or"
-		       " no DF), found from their ICRC\n",
-		       l.rx_ipv4_id_found);
+	if (p->link && wqe_link_udp_ipv4_rx(p->link) >= 0)
+		printf("  link: IPv4 headers %s: %" PRIu64 " as they arrived, %" PRIu64
+		       " found from the ICRC (%" PRIu64 " of them not identification 0 and DF), %"
+		       PRIu64 " assumed; %" PRIu64 " malformed\n",
+		       wqe_udp_ipv4_rx_str(wqe_link_udp_ipv4_rx(p->link)), l.rx_ipv4_raw,
+		       l.rx_ipv4_searched, l.rx_ipv4_id_found, l.rx_ipv4_assumed, l.rx_malformed);
+	if (l.tx_sport_shared || l.tx_sport_fallback)
+		printf("  link: %" PRIu64 " datagrams sent from another QP's source port, %" PRIu64
+		       " from 4791\n", l.tx_sport_shared, l.tx_sport_fallback);
 	printf("  nic drops:");
 	memset(&ps, 0, sizeof(ps));
 	if (p->ctx)
