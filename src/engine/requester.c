@@ -525,7 +525,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 				      .padcnt = (uint8_t)padcnt,
 				      .pkey = nic_qp_pkey(n, q),
 				      .destqp = q->dest_qpn & 0xffffffu,
-				      .ackreq = pktz_ackreq(q->type, s.op, 0, true),
+				      .ackreq = pktz_ackreq(q->type, 0, true),
 				      .psn = r->psn & 0xffffffu};
 
 		b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);

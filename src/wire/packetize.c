@@ -212,7 +212,7 @@ static void bth_of(const struct wqe_pktz *z, uint32_t i, uint32_t mtu, struct wq
 	b->destqp = z->qp.dest_qpn & PSN_MASK;
 	b->psn = (z->first_psn + (is_read(d) ? (uint32_t)(z->off / mtu) : i)) & PSN_MASK;
 	b->se = pktz_se(d->op, d->solicited, last);
-	b->ackreq = pktz_ackreq(z->qp.type, d->op, i, last);
+	b->ackreq = pktz_ackreq(z->qp.type, i, last);
 }
 
 static bool tmpl_matches(const struct wqe_pktz_tmpl *t, const struct wqe_pktz_qp *q)

@@ -22,9 +22,13 @@
  * opcode table holds).
  * pktz_se(): SE, only on the last packet of a solicited SEND or RDMA WRITE
  * with immediate (IBA 9.2.3: the requester sets it as the WQE asks).
- * pktz_ackreq(): AckReq, on RC only: on the last packet of a SEND or WRITE
- * and on atomics, and every WQE_PKTS_PER_ACKREQ packets of a long message;
- * a READ request needs none, its responses are the acknowledgement.
+ * pktz_ackreq(): AckReq, on RC only: on the last packet of every request
+ * (RDMA READ requests and atomics included: each is one packet), and every
+ * WQE_PKTS_PER_ACKREQ packets of a long message. The IBTA leaves the
+ * choice to the requester; this is what the kernel's rxe puts on the wire
+ * (init_req_packet(): every END packet), as hfi1 and qib do. A responder
+ * answers a READ with its responses and an atomic with its ATOMIC
+ * ACKNOWLEDGE whatever the bit says: no separate ACK.
  */
 extern const uint8_t pktz_rc_opcodes[WQE_OP_COUNT][4];
 
@@ -53,10 +57,9 @@ static inline bool pktz_se(enum wqe_op op, bool solicited, bool last)
 		op == WQE_OP_RDMA_WRITE_WITH_IMM);
 }
 
-static inline bool pktz_ackreq(enum wqe_qp_type t, enum wqe_op op, uint32_t i, bool last)
+static inline bool pktz_ackreq(enum wqe_qp_type t, uint32_t i, bool last)
 {
-	return t == WQE_QPT_RC && op != WQE_OP_RDMA_READ &&
-	       (last || i % WQE_PKTS_PER_ACKREQ == WQE_PKTS_PER_ACKREQ - 1);
+	return t == WQE_QPT_RC && (last || i % WQE_PKTS_PER_ACKREQ == WQE_PKTS_PER_ACKREQ - 1);
 }
 
 /*

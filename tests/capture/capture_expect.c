@@ -103,12 +103,12 @@ uint32_t cap_expect(const struct cap_case *c, struct cap_pkt out[CAP_MAX_PKTS])
 		 * immediate, when the request is solicited. */
 		p->se = (uint8_t)(c->se && last &&
 				  (is_send(c->op) || c->op == WQE_WR_RDMA_WRITE_WITH_IMM));
-		/* RC asks for an acknowledgement at the end of a message (and
-		 * every 64 packets of a long one, which no case reaches); a READ
-		 * request is answered by its responses (the model's choice; rxe
-		 * sets AckReq there too). */
-		p->ackreq = (uint8_t)(c->t == WQE_QPT_RC && c->op != WQE_WR_RDMA_READ &&
-				      (last || i % 64 == 63));
+		/* RC asks for an acknowledgement on the last packet of every
+		 * request, an RDMA READ request and an atomic included (the
+		 * IBTA leaves it to the requester; the kernel's rxe sets it on
+		 * every END packet, and so does wqe), and every 64 packets of a
+		 * long message, which no case reaches. */
+		p->ackreq = (uint8_t)(c->t == WQE_QPT_RC && (last || i % 64 == 63));
 	}
 	return n;
 }

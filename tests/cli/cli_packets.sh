@@ -62,6 +62,7 @@ expect_re "$TMP/out" "^packet 1 of 1: [0-9]+ bytes, RC_RDMA_READ_REQUEST$"
 expect_field "$TMP/out" "^packet " "packet" "1 "
 expect_in "$TMP/out" "RETH va 0x0000000000010000 rkey 0x00001234 dmalen 5000"
 expect_in "$TMP/out" "PAYLOAD 0 bytes pad 0"
+expect_field "$TMP/out" "^  BTH " "ackreq" "1 "
 
 # --- a solicited SEND_WITH_IMM: SE and ImmDt on the last packet only ------
 expect_rc 0 "$WQE" encode --packets --qp uc \
@@ -103,6 +104,35 @@ expect_rc 0 "$PY" "$WIRE/pcap_flip.py" "$TMP/out.pcap" "$TMP/flip.pcap" 2 60
 expect_rc 1 "$WQE" dissect "$TMP/flip.pcap"
 expect_re "$TMP/out" "^frame 2: BAD ICRC"
 expect_re "$TMP/out" "1 bad \(bad frames: 2\)$"
+
+# --- AckReq on the last packet of every RC request, READ and atomics ------
+# included (as the kernel's rxe sets it), never on UC: read from the capture
+# by tshark and by scapy, not by our printer.
+printf 'write raddr=0 rkey=1 sge=0x100:3000:1\nread raddr=0 rkey=1 sge=0:9000:1\ncas raddr=8 rkey=1 compare=1 swap=2 sge=0:8:1\nfaa raddr=8 rkey=1 add=3 sge=0:8:1\nsend sge=0:8:1\n' >"$TMP/acks"
+expect_rc 0 "$WQE" encode --packets --pmtu 1024 --pcap "$TMP/ack.pcap" <"$TMP/acks"
+expect_rc 0 "$WQE" encode --packets --pmtu 1024 --qp uc --pcap "$TMP/ack_uc.pcap" \
+	'write raddr=0 rkey=1 sge=0x100:2100:1'
+# expect_ackreq NAME WANT: frame by frame, the opcode and A bit of
+# $TMP/NAME.pcap as tshark and scapy read them are WANT ("op:a op:a ...").
+expect_ackreq() {
+	local got pair
+	CHECKS=$((CHECKS + 1))
+	if ! command -v tshark >/dev/null; then
+		fail "tshark is missing (Debian package tshark)"
+	else
+		got=$(tshark -r "$TMP/$1.pcap" -T fields -E separator=: -e infiniband.bth.opcode \
+			-e infiniband.bth.a 2>/dev/null | tr '\n' ' ')
+		[ "$got" = "$2 " ] || fail "tshark on $1.pcap: opcode:A '$got', want '$2 '"
+	fi
+	for pair in $2; do
+		printf '{"bth": {"opcode": %s, "ackreq": %s}}\n' "${pair%:*}" "${pair#*:}"
+	done >"$TMP/$1.jsonl"
+	expect_rc 0 "$PY" "$WIRE/roce_scapy.py" "$TMP/$1.pcap" --expect "$TMP/$1.jsonl"
+}
+# RC: WRITE FIRST, MIDDLE, LAST; READ request; COMPARE_SWAP; FETCH_ADD; SEND ONLY
+expect_ackreq ack "6:0 7:0 8:1 12:1 19:1 20:1 4:1"
+# UC: WRITE FIRST, MIDDLE, LAST
+expect_ackreq ack_uc "38:0 39:0 40:0"
 
 # --- bad options exit 2 and write nothing --------------------------------
 cd "$TMP" || exit 1

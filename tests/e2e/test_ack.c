@@ -8,7 +8,10 @@
  *     WRITE completes once, in order, and its bytes landed;
  *   - a WRITE and a READ in one burst: the owed ACK leaves before the READ
  *     response (nothing the QP sends overtakes it), and both complete;
- *   - a WRITE and an atomic: the ACK before the ATOMIC_ACKNOWLEDGE.
+ *   - a WRITE and an atomic: the ACK before the ATOMIC_ACKNOWLEDGE;
+ *   - a READ, alone or after a WRITE: every request carries AckReq (as
+ *     rxe sets it on every request's last packet) and B answers the READ
+ *     with its READ responses only, no ACK.
  * (Frames handed in one at a time with wqe_context_receive() are answered
  * before the call returns, one ACK each: the tests under tests/resp.)
  */
@@ -27,6 +30,7 @@ static uint8_t a_buf[N * LEN], b_buf[N * LEN + 64];
 /* Opcodes of the frames B sends, in order. */
 struct tx_log {
 	uint8_t op[64];
+	uint8_t ackreq[64];
 	uint32_t psn[64];
 	unsigned n;
 };
@@ -39,6 +43,7 @@ static void on_event(void *arg, const struct wqe_trace_event *ev)
 	if (ev->kind != WQE_TRACE_TX || l->n == 64 || wqe_pkt_parse(ev->frame, ev->len, &p))
 		return;
 	l->op[l->n] = p.bth.opcode;
+	l->ackreq[l->n] = p.bth.ackreq;
 	l->psn[l->n] = p.bth.psn;
 	l->n++;
 }
@@ -152,10 +157,65 @@ static void ack_before_answer(enum wqe_wr_opcode second)
 	pair_close(&p);
 }
 
+/* A READ of 600 bytes at PMTU 256, after a WRITE if @after_write, in one
+ * post: every request A sends asks for an acknowledgement; B's answer to
+ * the READ is its three responses, no ACKNOWLEDGE after them. */
+static void read_no_ack(int after_write)
+{
+	struct pair p;
+	struct mrs m;
+	struct wqe_send_wr wr[2], *bad;
+	struct wqe_sge s[2];
+	struct wqe_wc wc[2];
+	struct wqe_qp_stats st;
+	struct tx_log la = {0}, lb = {0};
+	unsigned nreq = after_write ? 2u : 1u, rd = nreq - 1, b0 = after_write ? 1u : 0u;
+
+	CHECK_EQ(pair_open(&p, WQE_QPT_RC, WQE_MTU_256, NULL, 64), 0);
+	reg(&p, &m);
+	memset(a_buf, 0, sizeof(a_buf));
+	for (unsigned i = 0; i < sizeof(b_buf); i++)
+		b_buf[i] = (uint8_t)(i * 7 + 3);
+	CHECK_EQ(wqe_context_set_trace(p.a.ctx, on_event, &la), 0);
+	CHECK_EQ(wqe_context_set_trace(p.b.ctx, on_event, &lb), 0);
+	write_wr(&wr[0], &s[0], &m, 0);
+	write_wr(&wr[rd], &s[rd], &m, rd);
+	if (after_write)
+		wr[0].next = &wr[1];
+	wr[rd].opcode = WQE_WR_RDMA_READ;
+	s[rd].length = 600;
+	CHECK_EQ(wqe_post_send(p.a.qp, wr, &bad), 0);
+	CHECK_EQ(pair_wait(&p, p.a.scq, (int)nreq, wc, 1000), (int)nreq);
+	CHECK_EQ(wc[rd].status, WQE_WC_SUCCESS);
+	CHECK_EQ(wc[rd].opcode, WQE_WC_RDMA_READ);
+	CHECK_EQ(la.n, nreq);
+	CHECK_EQ(la.op[rd], 0x0c);
+	for (unsigned i = 0; i < nreq; i++)
+		CHECK_EQ(la.ackreq[i], 1);
+	/* B: the WRITE's ACK (if any) first, then FIRST, MIDDLE, LAST. */
+	CHECK_EQ(lb.n, b0 + 3);
+	if (after_write)
+		CHECK_EQ(lb.op[0], 0x11);
+	CHECK_EQ(lb.op[b0], 0x0d);
+	CHECK_EQ(lb.op[b0 + 1], 0x0e);
+	CHECK_EQ(lb.op[b0 + 2], 0x0f);
+	CHECK_EQ(wqe_query_qp_stats(p.b.qp, &st), 0);
+	CHECK_EQ(st.acks_sent, b0);
+	CHECK_EQ(st.read_responses_sent, 3);
+	CHECK_MEM(a_buf + rd * LEN, b_buf + rd * LEN, 600);
+	wqe_context_set_trace(p.a.ctx, NULL, NULL);
+	wqe_context_set_trace(p.b.ctx, NULL, NULL);
+	wqe_dereg_mr(m.a);
+	wqe_dereg_mr(m.b);
+	pair_close(&p);
+}
+
 int main(void)
 {
 	burst_of_writes();
 	ack_before_answer(WQE_WR_RDMA_READ);
 	ack_before_answer(WQE_WR_ATOMIC_FETCH_AND_ADD);
+	read_no_ack(0);
+	read_no_ack(1);
 	return test_finish();
 }

@@ -11,7 +11,10 @@
  * larger range, evicted by max_dest_rd_atomic newer READs) is dropped; a
  * replay after the region went away is an access error. Access violations
  * get NAK remote access error and the QP goes to ERR; a QP without
- * REMOTE_READ gets NAK invalid request.
+ * REMOTE_READ gets NAK invalid request. A READ request with AckReq set (as
+ * wqe's requester and the kernel's rxe send every one) and one without get
+ * the same answers: READ responses only, never a separate ACK, new or
+ * duplicate; the NAK of a bad one is the only packet sent.
  */
 #include <string.h>
 
@@ -24,13 +27,21 @@
 static uint8_t mem[REGION];
 static struct test_rng rng;
 
-static void read_req(struct rt *t, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len)
+static void read_req_a(struct rt *t, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len,
+		       bool ackreq)
 {
 	struct wqe_pkt p;
 
 	rt_req(t, &p, WQE_WIRE_RC_RDMA_READ_REQUEST, psn);
 	p.reth = (struct wqe_reth){va, rkey, len};
+	p.bth.ackreq = ackreq;
 	rt_feed(t, &p, NULL, 0);
+}
+
+/* A READ request as wqe's requester and rxe send it: AckReq set. */
+static void read_req(struct rt *t, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len)
+{
+	read_req_a(t, psn, va, rkey, len, true);
 }
 
 /*
@@ -71,7 +82,7 @@ static void check_responses(struct rt *t, size_t from, uint32_t psn, uint32_t of
 	CHECK_EQ(done, len);
 }
 
-static void one_case(enum wqe_mtu mtu, uint32_t len, uint32_t first_psn)
+static void one_case(enum wqe_mtu mtu, uint32_t len, uint32_t first_psn, bool ackreq)
 {
 	struct rt t;
 	struct wqe_mr *mr;
@@ -81,14 +92,14 @@ static void one_case(enum wqe_mtu mtu, uint32_t len, uint32_t first_psn)
 
 	rt_open_attr(&t, NULL, WQE_QPT_RC, mtu, 1, 4, first_psn);
 	mr = rt_reg(t.pd, mem, REGION, WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_READ);
-	read_req(&t, first_psn, va, mr->rkey, len);
+	read_req_a(&t, first_psn, va, mr->rkey, len, ackreq);
 	check_responses(&t, 0, first_psn, OFF, len, true, 1);
 	CHECK_EQ(rt_resp(&t)->epsn, (first_psn + n) & 0xffffff);
 	CHECK_EQ(rt_resp(&t)->msn, 1);
 	CHECK_EQ(rt_resp(&t)->stats.read_responses, n);
 	CHECK_EQ(rt_resp(&t)->stats.bytes_read, len);
 	/* The whole request again: the same responses, nothing moves. */
-	read_req(&t, first_psn, va, mr->rkey, len);
+	read_req_a(&t, first_psn, va, mr->rkey, len, ackreq);
 	check_responses(&t, n, first_psn, OFF, len, true, 1);
 	CHECK_EQ(rt_resp(&t)->epsn, (first_psn + n) & 0xffffff);
 	CHECK_EQ(rt_resp(&t)->stats.duplicates, 1);
@@ -97,7 +108,7 @@ static void one_case(enum wqe_mtu mtu, uint32_t len, uint32_t first_psn)
 	if (n >= 3) {
 		size_t base = rt_nresp(&t);
 
-		read_req(&t, first_psn + 2, va + 2 * m, mr->rkey, len - 2 * m);
+		read_req_a(&t, first_psn + 2, va + 2 * m, mr->rkey, len - 2 * m, ackreq);
 		check_responses(&t, base, first_psn + 2, OFF + 2 * m, len - 2 * m, false, 1);
 	}
 	/* The next request is in sequence. */
@@ -120,9 +131,11 @@ static void config_loop(void)
 		uint32_t lens[] = {0, 1, m - 1, m, m + 1, 3 * m, 3 * m + 5};
 
 		for (size_t li = 0; li < 7; li++) {
-			one_case(mtus[mi], lens[li], RT_FIRST_PSN);
-			/* PSNs wrap at 2^24. */
-			one_case(mtus[mi], lens[li], 0xfffffe);
+			for (int a = 0; a < 2; a++) {
+				one_case(mtus[mi], lens[li], RT_FIRST_PSN, a);
+				/* PSNs wrap at 2^24. */
+				one_case(mtus[mi], lens[li], 0xfffffe, a);
+			}
 		}
 	}
 }
