@@ -76,6 +76,13 @@ pair() {
 		# shellcheck disable=SC2086
 		expect_rc 0 "$PY" "$HERE/check_capture.py" "$TMP/$side.pcap" $ops
 		[ -s "$TMP/out" ] && sed 's/^/  /' "$TMP/out" >&2
+		# Every packet, sent or received, has the route's hop limit,
+		# whatever the program asked (the pingpongs ask 1), as the
+		# kernel's RoCE address resolution gives it.
+		tshark -r "$TMP/$side.pcap" -T fields -e ip.ttl 2>/dev/null | sort -u >"$TMP/ttl"
+		CHECKS=$((CHECKS + 1))
+		[ "$(cat "$TMP/ttl")" = "$(cat /proc/sys/net/ipv4/ip_default_ttl)" ] ||
+			fail "$side: IPv4 TTLs $(tr '\n' ' ' <"$TMP/ttl"), not the route's $(cat /proc/sys/net/ipv4/ip_default_ttl)"
 	done
 }
 

@@ -11,9 +11,9 @@
 # tests/wire/roce_scapy.py. Root is needed (netns, tap); a missing package
 # fails the test, never skips it. See docs/interop.md.
 #
-# wqe needs WQE_IBV_FIND_IPV4_ID=1 to accept rxe's packets today: rxe
-# writes non-zero IPv4 identifications, which the UDP socket hides and the
-# ICRC covers. The harness sets it; the out-of-the-box fix is separate.
+# wqe runs with no option: rxe writes non-zero IPv4 identifications, which
+# a UDP socket hides and the ICRC covers; as root the link reads them with
+# each datagram (raw socket) and checks the whole ICRC.
 set -euo pipefail
 
 WQE=$(readlink -f "${1:?usage: $0 path/to/wqe [CASE...]}")
@@ -300,7 +300,7 @@ host_run() {
 		rc=0
 		# A sanitized build's drop-in needs its runtime preloaded into
 		# the unmodified program (WQE_TEST_PRELOAD, as exec_pair.sh).
-		nsx timeout 120 env WQE_IBV_FIND_IPV4_ID=1 ${WQE_TEST_PRELOAD:+LD_PRELOAD=$WQE_TEST_PRELOAD} \
+		nsx timeout 120 env ${WQE_TEST_PRELOAD:+LD_PRELOAD=$WQE_TEST_PRELOAD} \
 			${WQE_TEST_PRELOAD:+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1} \
 			"$WQE" exec --local "$HOST" -- "$@" >"$out" 2>&1 || rc=$?
 		[ "$role" = client ] || return "$rc"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# wqe peer in two processes on this host, over addresses of 127/8 (no root
-# needed): WRITE, READ and SEND, the client on the rxe WQE format in one
-# run and with --find-ip-id in another; the captures of both sides checked by wqe dissect; a server started
+# wqe peer in two processes on this host, over addresses of 127/8 (root
+# only for the default's raw socket, which it expects): WRITE, READ and SEND, the client on the rxe WQE format in one
+# run and with each --ipv4-rx mode in others; the captures of both sides checked by wqe dissect; a server started
 # for other terms refuses the client; bad usage exits 2; a client without
 # a server and a server without a client exit 1 at their timeout.
 . "$(dirname "$0")/../cli/lib.sh"
