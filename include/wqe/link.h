@@ -356,10 +356,10 @@ enum wqe_rx_drop {
 	WQE_RX_DROP_BAD_CSUM,     /* IPv4 header or UDP checksum wrong */
 	WQE_RX_DROP_BAD_TVER,     /* BTH transport version not 0 */
 	WQE_RX_DROP_NOT_FOR_US,   /* destination GID not this port's */
-	WQE_RX_DROP_UNKNOWN_QP,   /* no such QP (or QPN 0/1) */
+	WQE_RX_DROP_UNKNOWN_QP,   /* no such QP (QPN 0; 1 without a GSI QP) */
 	WQE_RX_DROP_QP_STATE,     /* QP not in RTR, RTS, SQD or SQE */
 	WQE_RX_DROP_TRANSPORT,    /* opcode of another transport than the QP's */
-	WQE_RX_DROP_PKEY,         /* P_Key not the QP's */
+	WQE_RX_DROP_PKEY,         /* P_Key not the QP's (GSI QP: not the port's) */
 	WQE_RX_DROP_QKEY,         /* UD Q_Key not the QP's */
 	WQE_RX_DROP_SRC,          /* RC/UC: source address not the QP's peer */
 	WQE_RX_DROP_COUNT

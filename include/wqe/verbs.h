@@ -453,7 +453,23 @@ struct wqe_qp_init_attr {
 	 * the QP has no receive queue of its own, cap.max_recv_wr and
 	 * cap.max_recv_sge are ignored and come back 0. NULL: its own. */
 	struct wqe_srq *srq;
+	/* WQE_QP_CREATE_GSI or 0 (any other bit: EINVAL) */
+	uint32_t create_flags;
 };
+
+/*
+ * WQE_QP_CREATE_GSI: the context's General Services QP, the one the
+ * Communication Manager's MADs travel on (IBTA 13.5): a UD QP numbered 1
+ * (DETH source QP 1), its Q_Key the well-known 0x80010000 (IBTA 13.5.3.4;
+ * wqe_modify_qp() refuses another with EINVAL), taking packets of any
+ * P_Key in the port's table, with its own receive queue (an SRQ: EINVAL).
+ * One per context: a second is EBUSY until the first is destroyed. It
+ * goes RESET, INIT, RTR, RTS as any UD QP. What it sends and takes is
+ * the caller's: wqe's CM is software above it, as the kernel's ib_cm is
+ * above its MAD layer.
+ */
+#define WQE_QP_CREATE_GSI (1u << 0)
+#define WQE_GSI_QKEY	  0x80010000u
 
 /*
  * wqe_create_qp - create a queue pair in RESET.

@@ -159,11 +159,11 @@ int nic_qp_create(struct nic *n, struct qpc *q)
 			return ENOMEM;
 		}
 	}
-	if (qp_table_add(&n->qps, q)) {
+	if (q->gsi ? qp_table_add_gsi(&n->qps, q) : qp_table_add(&n->qps, q)) {
 		free(q->eng->srq_copy);
 		free(q->eng);
 		q->eng = NULL;
-		return ENOMEM;
+		return q->gsi ? EBUSY : ENOMEM;
 	}
 	qpc_set_state(q, WQE_QPS_RESET);
 	return 0;

@@ -50,6 +50,15 @@ static bool port_has_gid(const struct nic *n, const uint8_t *a)
 	return false;
 }
 
+/* @pkey is in the port's P_Key table (the membership bit as well). */
+static bool port_has_pkey(const struct nic *n, uint16_t pkey)
+{
+	for (uint32_t i = 0; i < n->port.num_pkeys; i++)
+		if (n->port.pkey[i] == pkey)
+			return true;
+	return false;
+}
+
 /* IBTA 9.6 checks on a parsed packet; returns the drop reason or -1. */
 static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 {
@@ -63,14 +72,16 @@ static int filter(struct nic *n, const struct wqe_pkt *p, struct qpc **out)
 		return RX_DROP_BAD_TVER;
 	if (!port_has_gid(n, p->dst.raw))
 		return RX_DROP_NOT_FOR_US;
-	q = p->bth.destqp > 1 ? qp_table_find(&n->qps, p->bth.destqp) : NULL;
+	q = qp_table_find(&n->qps, p->bth.destqp); /* QPN 0: none */
 	if (!q)
 		return RX_DROP_UNKNOWN_QP;
 	if (!nic_qp_receives(q))
 		return RX_DROP_QP_STATE;
 	if (transport_of(p->bth.opcode) != q->type)
 		return RX_DROP_TRANSPORT;
-	if (p->bth.pkey != nic_qp_pkey(n, q))
+	/* The GSI QP takes any P_Key of the port's table (IBTA 10.9.3:
+	 * management datagrams come on every partition). */
+	if (q->qpn == QPN_GSI ? !port_has_pkey(n, p->bth.pkey) : p->bth.pkey != nic_qp_pkey(n, q))
 		return RX_DROP_PKEY;
 	if (q->type == WQE_QPT_UD && p->deth.qkey != q->qkey)
 		return RX_DROP_QKEY;

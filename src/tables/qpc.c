@@ -162,10 +162,23 @@ int qp_table_add(struct qp_table *t, struct qpc *q)
 	return 0;
 }
 
+int qp_table_add_gsi(struct qp_table *t, struct qpc *q)
+{
+	if (t->gsi)
+		return -1;
+	t->gsi = q;
+	q->qpn = QPN_GSI;
+	return 0;
+}
+
 void qp_table_remove(struct qp_table *t, uint32_t qpn)
 {
 	uint32_t i = qpn - t->base;
 
+	if (qpn == QPN_GSI) {
+		t->gsi = NULL;
+		return;
+	}
 	if (qpn >= t->base && i < t->cap && t->slot[i]) {
 		t->slot[i] = NULL;
 		t->used--;

@@ -178,6 +178,7 @@ struct qpc {
 	/* setup only */
 	uint32_t sq_psn;
 	uint32_t rq_psn;
+	bool gsi; /* create as the GSI QP, QPN 1 (the NIC then tells it by number) */
 	/* @state as the NIC last set it, for the doorbell side, which may not
 	 * read @state itself (engine/device.h): relaxed, a hint. */
 	_Atomic uint8_t state_pub;
@@ -191,8 +192,10 @@ static inline void qpc_set_state(struct qpc *q, enum wqe_qp_state s)
 }
 
 /* QP numbers: base + slot index, base at least QPN_BASE (QPN 0 and 1 are
- * reserved by the IBTA). */
+ * reserved by the IBTA: 1 is the GSI QP, which has no slot; 0, the SMI
+ * QP, has no place on RoCE). */
 #define QPN_BASE 0x12u
+#define QPN_GSI	 1u
 
 struct qp_table {
 	struct qpc **slot;
@@ -200,12 +203,15 @@ struct qp_table {
 	uint32_t used;
 	uint32_t base;
 	uint32_t hint;  /* no free slot below this index */
+	struct qpc *gsi; /* QPN 1: outside the slots */
 };
 
 int qp_table_init(struct qp_table *t, uint32_t base);
 void qp_table_fini(struct qp_table *t);
 /* Adds @q and assigns q->qpn; -1 when no number is left or on ENOMEM. */
 int qp_table_add(struct qp_table *t, struct qpc *q);
+/* Adds @q as the GSI QP, QPN 1; -1 if the table has one. */
+int qp_table_add_gsi(struct qp_table *t, struct qpc *q);
 void qp_table_remove(struct qp_table *t, uint32_t qpn);
 /* The QP of number @qpn, or NULL. Inline: the NIC looks a QP up on every
  * doorbell and every packet received. */
@@ -214,7 +220,7 @@ static inline struct qpc *qp_table_find(const struct qp_table *t, uint32_t qpn)
 	uint32_t i = qpn - t->base;
 
 	if (qpn < t->base || i >= t->cap)
-		return NULL;
+		return qpn == QPN_GSI ? t->gsi : NULL; /* off the common path */
 	return t->slot[i];
 }
 

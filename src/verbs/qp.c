@@ -131,6 +131,9 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 	    (attr->qp_type != WQE_QPT_RC && attr->qp_type != WQE_QPT_UC &&
 	     attr->qp_type != WQE_QPT_UD) ||
 	    (attr->srq && attr->srq->context != pd->context) ||
+	    (attr->create_flags & ~WQE_QP_CREATE_GSI) ||
+	    ((attr->create_flags & WQE_QP_CREATE_GSI) &&
+	     (attr->qp_type != WQE_QPT_UD || attr->srq)) ||
 	    (!attr->srq &&
 	     (attr->cap.max_recv_sge < 1 || attr->cap.max_recv_sge > WQE_DESC_MAX_SGE))) {
 		errno = EINVAL;
@@ -181,6 +184,10 @@ struct wqe_qp *wqe_create_qp(struct wqe_pd *pd, struct wqe_qp_init_attr *attr)
 		q->recv_cq = &attr->recv_cq->cqc;
 		q->path_mtu = WQE_MTU_1024;
 		q->port = 1;
+		if (attr->create_flags & WQE_QP_CREATE_GSI) {
+			q->gsi = true;
+			q->qkey = WQE_GSI_QKEY;
+		}
 		err = verbs_async_reserve(pd->context, ASYNC_QP_ROOM);
 		if (!err) {
 			nic_cmd_begin(pd->context->nic);
@@ -404,6 +411,9 @@ int wqe_modify_qp(struct wqe_qp *qp, const struct wqe_qp_attr *attr, int attr_ma
 
 	if (!qp || !attr || attr_mask < 0 || (m & ~((1u << 21) - 1)))
 		return EINVAL;
+	/* the GSI QP's Q_Key is the well-known one, for good */
+	if (qp->qpc.gsi && (m & WQE_QP_QKEY) && attr->qkey != WQE_GSI_QKEY)
+		return EINVAL;
 	nic_cmd_begin(qp->context->nic);
 	err = modify(qp, attr, m);
 	nic_cmd_end(qp->context->nic);
@@ -451,6 +461,7 @@ int wqe_query_qp(struct wqe_qp *qp, struct wqe_qp_attr *attr, int attr_mask,
 		init_attr->cap = qp->cap;
 		init_attr->qp_type = q->type;
 		init_attr->sq_sig_all = q->sq_sig_all;
+		init_attr->create_flags = q->gsi ? WQE_QP_CREATE_GSI : 0;
 	}
 	return 0;
 }
