@@ -98,6 +98,7 @@ int wqe_cm_ip_hdr_decode(const uint8_t *buf, size_t len, struct wqe_cm_ip_hdr *h
 		return WQE_CM_EINVAL;
 	if (len < WQE_CM_IP_HDR_LEN)
 		return WQE_CM_ELEN;
+	memset(&out, 0, sizeof(out));
 	/* A11.4: version 0.0 is the only one defined. */
 	if (buf[IPH_VERSION] != 0)
 		return WQE_CM_ERANGE;
