@@ -493,7 +493,8 @@ WQE_API int wqe_cm_ip_hdr_decode(const uint8_t *buf, size_t len, struct wqe_cm_i
  * wqe_cm_frame_build - build the RoCEv2 frame that carries a MAD to the
  * GSI: a UD SEND ONLY with BTH destination QP 1, P_Key 0xffff, DETH Q_Key
  * 0x80010000 and source QP 1, and the 256 bytes of @mad as payload (no
- * pad), ICRC computed.
+ * pad), ICRC computed. Over IPv6 the UDP checksum is always computed
+ * (a zero one is not allowed there); over IPv4 it follows @addr->opts.
  * @addr: the addressing (dmac, smac, VLAN, ipver, src, dst, tos, ttl,
  *        flow_label, ip_id, ip_flags, sport, dport, opts) and bth.psn; its
  *        other transport fields are ignored.

@@ -24,5 +24,8 @@ int wqe_cm_frame_build(const struct wqe_pkt *addr, const uint8_t *mad, uint8_t *
 	p.deth = (struct wqe_deth){.qkey = WQE_GSI_QKEY, .srcqp = WQE_GSI_QPN};
 	p.pad = NULL;
 	p.opts &= ~(uint32_t)(WQE_PKT_OPT_RAW_PADCNT | WQE_PKT_OPT_RAW_ICRC);
+	/* RFC 8200 8.1: a zero UDP checksum is not allowed over IPv6. */
+	if (p.ipver == 6)
+		p.opts |= WQE_PKT_OPT_UDP_CSUM;
 	return wqe_pkt_build(&p, mad, WQE_MAD_LEN, out, cap, out_len);
 }
