@@ -37,8 +37,8 @@
 #include "fuzz_util.h"
 #include "wqe/cm.h"
 
-static void check_refusal(int err, const char *field, const void *out, const void *canary,
-			  size_t n, const char *what)
+static void check_refusal(int err, const char *field, const void *out, const void *canary, size_t n,
+			  const char *what)
 {
 	if (err >= 0 || strcmp(wqe_cm_err_str(err), "unknown error") == 0)
 		fz_die("%s: return %d is not an error code", what, err);
@@ -167,7 +167,8 @@ static void seeds(const char *dir)
 	int n = 0;
 
 	for (int k = 0; k < 9; k++) {
-		wqe_cm_msg_init(&m, (enum wqe_cm_attr)(WQE_CM_ATTR_REQ + k), 0x100000000ull + (unsigned)k);
+		wqe_cm_msg_init(&m, (enum wqe_cm_attr)(WQE_CM_ATTR_REQ + k),
+				0x100000000ull + (unsigned)k);
 		if (k == 0) {
 			m.u.req.path_mtu = WQE_MTU_1024;
 			m.u.req.service_id = wqe_cm_service_id(WQE_RDMA_PS_TCP, 7471);

@@ -57,8 +57,8 @@ enum {
 	WQE_CM_DREP_PDATA_LEN = 224,
 	WQE_CM_SIDR_REQ_PDATA_LEN = 216,
 	WQE_CM_SIDR_REP_PDATA_LEN = 136,
-	WQE_CM_ARI_LEN = 72,	       /* REJ Additional Rejection Information */
-	WQE_CM_SIDR_INFO_LEN = 72,     /* SIDR_REP Additional Information */
+	WQE_CM_ARI_LEN = 72,	   /* REJ Additional Rejection Information */
+	WQE_CM_SIDR_INFO_LEN = 72, /* SIDR_REP Additional Information */
 };
 
 #define WQE_MAD_BASE_VERSION 1	  /* IBTA 13.4.2 */
@@ -80,15 +80,15 @@ enum {
  * zero, refused when set.
  */
 struct wqe_mad_hdr {
-	uint8_t base_version;	/* 1 */
-	uint8_t mgmt_class;	/* 0x07 for CM */
-	uint8_t class_version;	/* 2 for CM */
-	uint8_t method;		/* 0x03 Send for every CM message */
-	uint16_t status;	/* 0 in a Send (IBTA 13.4.7: responses only) */
+	uint8_t base_version;	 /* 1 */
+	uint8_t mgmt_class;	 /* 0x07 for CM */
+	uint8_t class_version;	 /* 2 for CM */
+	uint8_t method;		 /* 0x03 Send for every CM message */
+	uint16_t status;	 /* 0 in a Send (IBTA 13.4.7: responses only) */
 	uint16_t class_specific; /* not used by CM: 0 */
-	uint64_t tid;		/* transaction ID */
-	uint16_t attr_id;	/* enum wqe_cm_attr */
-	uint32_t attr_mod;	/* 0, or the ECE attribute modifier (IBA comment 9434) */
+	uint64_t tid;		 /* transaction ID */
+	uint16_t attr_id;	 /* enum wqe_cm_attr */
+	uint32_t attr_mod;	 /* 0, or the ECE attribute modifier (IBA comment 9434) */
 };
 
 /*
@@ -211,12 +211,12 @@ enum wqe_cm_sidr_status {
 
 /* One path of a REQ (primary or alternate), IBTA 12.6.5. */
 struct wqe_cm_path {
-	uint16_t local_lid;  /* RoCE: 0 or 0xffff (permissive) */
+	uint16_t local_lid; /* RoCE: 0 or 0xffff (permissive) */
 	uint16_t remote_lid;
 	union wqe_gid local_gid; /* the requester's GID */
 	union wqe_gid remote_gid;
-	uint32_t flow_label;	   /* 20 bits */
-	uint8_t packet_rate;	   /* 6 bits */
+	uint32_t flow_label; /* 20 bits */
+	uint8_t packet_rate; /* 6 bits */
 	uint8_t traffic_class;
 	uint8_t hop_limit;
 	uint8_t sl;		   /* 4 bits */
@@ -231,27 +231,27 @@ struct wqe_cm_req {
 	uint64_t service_id;
 	uint64_t local_ca_guid;
 	uint32_t local_qkey;
-	uint32_t local_qpn;	     /* 24 bits */
+	uint32_t local_qpn; /* 24 bits */
 	uint8_t responder_resources;
-	uint32_t local_eecn;	     /* 24 bits */
+	uint32_t local_eecn; /* 24 bits */
 	uint8_t initiator_depth;
-	uint32_t remote_eecn;	     /* 24 bits */
+	uint32_t remote_eecn;		    /* 24 bits */
 	uint8_t remote_cm_response_timeout; /* 5 bits */
-	uint8_t transport_type;	     /* 2 bits, enum wqe_cm_transport */
-	uint8_t e2e_flow_control;    /* 1 bit */
-	uint32_t starting_psn;	     /* 24 bits */
-	uint8_t local_cm_response_timeout; /* 5 bits */
-	uint8_t retry_count;	     /* 3 bits */
+	uint8_t transport_type;		    /* 2 bits, enum wqe_cm_transport */
+	uint8_t e2e_flow_control;	    /* 1 bit */
+	uint32_t starting_psn;		    /* 24 bits */
+	uint8_t local_cm_response_timeout;  /* 5 bits */
+	uint8_t retry_count;		    /* 3 bits */
 	uint16_t pkey;
-	uint8_t path_mtu;	     /* 4 bits, enum wqe_mtu: 1 (256) to 5 (4096) */
-	uint8_t rdc_exists;	     /* 1 bit */
-	uint8_t rnr_retry_count;     /* 3 bits */
-	uint8_t max_cm_retries;	     /* 4 bits */
-	uint8_t srq;		     /* 1 bit */
-	uint8_t ext_transport_type;  /* 3 bits: 0, or 1 (XRC) with transport 3 */
+	uint8_t path_mtu;	    /* 4 bits, enum wqe_mtu: 1 (256) to 5 (4096) */
+	uint8_t rdc_exists;	    /* 1 bit */
+	uint8_t rnr_retry_count;    /* 3 bits */
+	uint8_t max_cm_retries;	    /* 4 bits */
+	uint8_t srq;		    /* 1 bit */
+	uint8_t ext_transport_type; /* 3 bits: 0, or 1 (XRC) with transport 3 */
 	struct wqe_cm_path primary;
 	struct wqe_cm_path alternate;
-	uint8_t sap_supported;	     /* 1 bit */
+	uint8_t sap_supported; /* 1 bit */
 	uint8_t private_data[WQE_CM_REQ_PDATA_LEN];
 };
 
@@ -280,17 +280,17 @@ struct wqe_cm_rep {
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;
 	uint32_t local_qkey;
-	uint32_t local_qpn;	     /* 24 bits */
-	uint32_t vendor_id;	     /* 24 bits, ECE: bytes 15, 19 and 23 */
-	uint32_t local_eecn;	     /* 24 bits */
-	uint32_t starting_psn;	     /* 24 bits */
+	uint32_t local_qpn;    /* 24 bits */
+	uint32_t vendor_id;    /* 24 bits, ECE: bytes 15, 19 and 23 */
+	uint32_t local_eecn;   /* 24 bits */
+	uint32_t starting_psn; /* 24 bits */
 	uint8_t responder_resources;
 	uint8_t initiator_depth;
-	uint8_t target_ack_delay;    /* 5 bits */
-	uint8_t failover_accepted;   /* 2 bits, enum wqe_cm_failover */
-	uint8_t e2e_flow_control;    /* 1 bit */
-	uint8_t rnr_retry_count;     /* 3 bits */
-	uint8_t srq;		     /* 1 bit */
+	uint8_t target_ack_delay;  /* 5 bits */
+	uint8_t failover_accepted; /* 2 bits, enum wqe_cm_failover */
+	uint8_t e2e_flow_control;  /* 1 bit */
+	uint8_t rnr_retry_count;   /* 3 bits */
+	uint8_t srq;		   /* 1 bit */
 	uint64_t local_ca_guid;
 	uint8_t private_data[WQE_CM_REP_PDATA_LEN];
 };
@@ -328,10 +328,10 @@ struct wqe_cm_sidr_req {
 /* SIDR_REP, IBTA 12.11.2 (Table 120). */
 struct wqe_cm_sidr_rep {
 	uint32_t request_id;
-	uint8_t status;	   /* enum wqe_cm_sidr_status */
-	uint8_t info_len;  /* at most WQE_CM_SIDR_INFO_LEN */
+	uint8_t status;	    /* enum wqe_cm_sidr_status */
+	uint8_t info_len;   /* at most WQE_CM_SIDR_INFO_LEN */
 	uint32_t vendor_id; /* 24 bits, ECE: bytes 6-7 and 11 */
-	uint32_t qpn;	   /* 24 bits */
+	uint32_t qpn;	    /* 24 bits */
 	uint64_t service_id;
 	uint32_t qkey;
 	uint8_t info[WQE_CM_SIDR_INFO_LEN]; /* ClassPortInfo on a redirect */
@@ -360,19 +360,19 @@ struct wqe_cm_msg {
 /* Errors, all negative. */
 enum wqe_cm_err {
 	WQE_CM_OK = 0,
-	WQE_CM_ELEN = -1,	   /* not exactly WQE_MAD_LEN bytes */
-	WQE_CM_EBASE_VERSION = -2, /* base version not 1 */
-	WQE_CM_ECLASS = -3,	   /* management class not CM (0x07) */
+	WQE_CM_ELEN = -1,	    /* not exactly WQE_MAD_LEN bytes */
+	WQE_CM_EBASE_VERSION = -2,  /* base version not 1 */
+	WQE_CM_ECLASS = -3,	    /* management class not CM (0x07) */
 	WQE_CM_ECLASS_VERSION = -4, /* class version not 2 */
-	WQE_CM_EATTR = -5,	   /* not a CM attribute */
-	WQE_CM_EUNSUPPORTED = -6,  /* ClassPortInfo, LAP, APR: CM, not carried */
-	WQE_CM_EMETHOD = -7,	   /* method not legal for the attribute (Send) */
-	WQE_CM_ESTATUS = -8,	   /* nonzero status in a Send */
-	WQE_CM_ERESERVED = -9,	   /* a reserved field or bit is not zero */
-	WQE_CM_ERANGE = -10,	   /* a field holds a value the spec does not define */
-	WQE_CM_EWIDTH = -11,	   /* encode: a value wider than its wire field */
-	WQE_CM_ENOSPC = -12,	   /* encode: output buffer too small */
-	WQE_CM_EINVAL = -13,	   /* a NULL pointer, or a bad argument */
+	WQE_CM_EATTR = -5,	    /* not a CM attribute */
+	WQE_CM_EUNSUPPORTED = -6,   /* ClassPortInfo, LAP, APR: CM, not carried */
+	WQE_CM_EMETHOD = -7,	    /* method not legal for the attribute (Send) */
+	WQE_CM_ESTATUS = -8,	    /* nonzero status in a Send */
+	WQE_CM_ERESERVED = -9,	    /* a reserved field or bit is not zero */
+	WQE_CM_ERANGE = -10,	    /* a field holds a value the spec does not define */
+	WQE_CM_EWIDTH = -11,	    /* encode: a value wider than its wire field */
+	WQE_CM_ENOSPC = -12,	    /* encode: output buffer too small */
+	WQE_CM_EINVAL = -13,	    /* a NULL pointer, or a bad argument */
 };
 
 /* A static string for a wqe_cm_err value ("unknown error" otherwise). */
@@ -398,8 +398,7 @@ WQE_API void wqe_cm_msg_init(struct wqe_cm_msg *m, enum wqe_cm_attr attr, uint64
  * Returns WQE_MAD_LEN, or WQE_CM_EINVAL (NULL), WQE_CM_ENOSPC, or one of
  * the decoder's errors for the same fault, or WQE_CM_EWIDTH.
  */
-WQE_API int wqe_cm_encode(const struct wqe_cm_msg *m, uint8_t *buf, size_t cap,
-			  const char **field);
+WQE_API int wqe_cm_encode(const struct wqe_cm_msg *m, uint8_t *buf, size_t cap, const char **field);
 
 /*
  * wqe_cm_decode - decode and judge a MAD received on QP1.
@@ -419,8 +418,7 @@ WQE_API int wqe_cm_encode(const struct wqe_cm_msg *m, uint8_t *buf, size_t cap,
  * status 0-5 and additional information length at most 72.
  * Returns 0 or a negative enum wqe_cm_err.
  */
-WQE_API int wqe_cm_decode(const uint8_t *buf, size_t len, struct wqe_cm_msg *m,
-			  const char **field);
+WQE_API int wqe_cm_decode(const uint8_t *buf, size_t len, struct wqe_cm_msg *m, const char **field);
 
 /* ------------------------------------------------------------------------ */
 /* rdma_cm service IDs and the IP CM private-data header.                   */

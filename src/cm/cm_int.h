@@ -38,7 +38,7 @@ struct cm_field {
 /* One message: its attribute, fields, private data size and value rules. */
 struct cm_layout {
 	uint16_t attr;
-	const char *name;	  /* "REQ" */
+	const char *name;	   /* "REQ" */
 	const char *reserved_name; /* "REQ.reserved": the field a set reserved bit blames */
 	const struct cm_field *fields;
 	size_t nfields;

@@ -84,8 +84,7 @@ static int fail(const char **field, const char *name, int err)
  * are not carried here. 13.4.7: status is meaningful in responses only, and
  * a Send is not one. CM gives the class-specific field no meaning.
  */
-static int check_hdr(const struct wqe_mad_hdr *h, const struct cm_layout **lay,
-		     const char **field)
+static int check_hdr(const struct wqe_mad_hdr *h, const struct cm_layout **lay, const char **field)
 {
 	if (h->base_version != WQE_MAD_BASE_VERSION)
 		return fail(field, "MAD.base_version", WQE_CM_EBASE_VERSION);
@@ -311,20 +310,35 @@ int wqe_cm_decode(const uint8_t *buf, size_t len, struct wqe_cm_msg *m, const ch
 const char *wqe_cm_err_str(int err)
 {
 	switch (err) {
-	case WQE_CM_OK: return "ok";
-	case WQE_CM_ELEN: return "MAD is not 256 bytes";
-	case WQE_CM_EBASE_VERSION: return "MAD base version is not 1";
-	case WQE_CM_ECLASS: return "management class is not CM (0x07)";
-	case WQE_CM_ECLASS_VERSION: return "CM class version is not 2";
-	case WQE_CM_EATTR: return "not a CM attribute";
-	case WQE_CM_EUNSUPPORTED: return "CM attribute not supported (ClassPortInfo, LAP, APR)";
-	case WQE_CM_EMETHOD: return "method not legal for the attribute (CM messages are Sends)";
-	case WQE_CM_ESTATUS: return "nonzero status in a Send";
-	case WQE_CM_ERESERVED: return "reserved field not zero";
-	case WQE_CM_ERANGE: return "field value the spec does not define";
-	case WQE_CM_EWIDTH: return "value wider than its wire field";
-	case WQE_CM_ENOSPC: return "output buffer too small";
-	case WQE_CM_EINVAL: return "invalid argument";
-	default: return "unknown error";
+	case WQE_CM_OK:
+		return "ok";
+	case WQE_CM_ELEN:
+		return "MAD is not 256 bytes";
+	case WQE_CM_EBASE_VERSION:
+		return "MAD base version is not 1";
+	case WQE_CM_ECLASS:
+		return "management class is not CM (0x07)";
+	case WQE_CM_ECLASS_VERSION:
+		return "CM class version is not 2";
+	case WQE_CM_EATTR:
+		return "not a CM attribute";
+	case WQE_CM_EUNSUPPORTED:
+		return "CM attribute not supported (ClassPortInfo, LAP, APR)";
+	case WQE_CM_EMETHOD:
+		return "method not legal for the attribute (CM messages are Sends)";
+	case WQE_CM_ESTATUS:
+		return "nonzero status in a Send";
+	case WQE_CM_ERESERVED:
+		return "reserved field not zero";
+	case WQE_CM_ERANGE:
+		return "field value the spec does not define";
+	case WQE_CM_EWIDTH:
+		return "value wider than its wire field";
+	case WQE_CM_ENOSPC:
+		return "output buffer too small";
+	case WQE_CM_EINVAL:
+		return "invalid argument";
+	default:
+		return "unknown error";
 	}
 }

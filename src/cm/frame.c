@@ -9,8 +9,8 @@
  */
 #include "cm/cm_int.h"
 
-int wqe_cm_frame_build(const struct wqe_pkt *addr, const uint8_t *mad, uint8_t *out,
-		       size_t cap, size_t *out_len)
+int wqe_cm_frame_build(const struct wqe_pkt *addr, const uint8_t *mad, uint8_t *out, size_t cap,
+		       size_t *out_len)
 {
 	struct wqe_pkt p;
 

@@ -59,8 +59,8 @@ int wqe_cm_ip_hdr_encode(const struct wqe_cm_ip_hdr *h, uint8_t *buf, size_t cap
 		return WQE_CM_EINVAL;
 	if (h->ip_version != 4 && h->ip_version != 6)
 		return WQE_CM_ERANGE;
-	if (h->ip_version == 4 && (memcmp(h->src.raw, v4_mapped, 12) != 0 ||
-				   memcmp(h->dst.raw, v4_mapped, 12) != 0))
+	if (h->ip_version == 4 &&
+	    (memcmp(h->src.raw, v4_mapped, 12) != 0 || memcmp(h->dst.raw, v4_mapped, 12) != 0))
 		return WQE_CM_ERANGE;
 	if (cap < WQE_CM_IP_HDR_LEN)
 		return WQE_CM_ENOSPC;

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+/* The tables read as the IBTA tables do, one field a line. */
+/* clang-format off */
 /* The name of a message's fields: "REQ.local_qpn". */
 #define NM_req	    "REQ"
 #define NM_mra	    "MRA"
@@ -157,6 +159,8 @@ static const struct cm_field sidr_rep_fields[] = {
 	B(sidr_rep, "private_data", 96, WQE_CM_SIDR_REP_PDATA_LEN, private_data),
 };
 
+/* clang-format on */
+
 /* 12.6.5: path MTU is an IBTA MTU code, 1 (256) to 5 (4096); transport
  * type 3 means the extended transport type, whose one value is XRC. */
 static int req_check(const void *msg, const char **field)
@@ -168,8 +172,8 @@ static int req_check(const void *msg, const char **field)
 		return WQE_CM_ERANGE;
 	}
 	if (r->transport_type == WQE_CM_TRANSPORT_EXTENDED
-		    ? r->ext_transport_type != WQE_CM_EXT_TRANSPORT_XRC
-		    : r->ext_transport_type != 0) {
+		? r->ext_transport_type != WQE_CM_EXT_TRANSPORT_XRC
+		: r->ext_transport_type != 0) {
 		*field = "REQ.ext_transport_type";
 		return WQE_CM_ERANGE;
 	}
@@ -245,6 +249,7 @@ static int no_check(const void *msg, const char **field)
 	return 0;
 }
 
+/* clang-format off */
 #define LAYOUT(var, id, nm, f, pd, chk)                                                        \
 	static const struct cm_layout var = {.attr = (id), .name = nm,                         \
 					     .reserved_name = nm ".reserved", .fields = (f),   \
@@ -268,6 +273,7 @@ const struct cm_layout *const cm_layouts[] = {
 	&req_layout,  &mra_layout,  &rej_layout,      &rep_layout,	&rtu_layout,
 	&dreq_layout, &drep_layout, &sidr_req_layout, &sidr_rep_layout,
 };
+/* clang-format on */
 const size_t cm_nlayouts = sizeof(cm_layouts) / sizeof(cm_layouts[0]);
 
 const struct cm_layout *cm_layout_of(uint16_t attr)

@@ -5,8 +5,8 @@
 #include "cm_gen.h"
 
 const uint16_t cm_gen_attrs[CM_GEN_NATTRS] = {
-	WQE_CM_ATTR_REQ,  WQE_CM_ATTR_MRA,  WQE_CM_ATTR_REJ,	  WQE_CM_ATTR_REP,	WQE_CM_ATTR_RTU,
-	WQE_CM_ATTR_DREQ, WQE_CM_ATTR_DREP, WQE_CM_ATTR_SIDR_REQ, WQE_CM_ATTR_SIDR_REP,
+    WQE_CM_ATTR_REQ,  WQE_CM_ATTR_MRA,	WQE_CM_ATTR_REJ,      WQE_CM_ATTR_REP,	    WQE_CM_ATTR_RTU,
+    WQE_CM_ATTR_DREQ, WQE_CM_ATTR_DREP, WQE_CM_ATTR_SIDR_REQ, WQE_CM_ATTR_SIDR_REP,
 };
 
 #define E(bits) test_rng_edge(r, (bits))
@@ -164,7 +164,7 @@ static void ip_pdata(uint8_t *pd, size_t n)
 static void fixed_req(struct wqe_cm_req *q)
 {
 	q->local_comm_id = 0x1a2b3c4d;
-	q->vendor_id = 0;	/* tshark 4.0 shows bytes 4-7 as one reserved field */
+	q->vendor_id = 0; /* tshark 4.0 shows bytes 4-7 as one reserved field */
 	q->service_id = wqe_cm_service_id(WQE_RDMA_PS_TCP, 7471);
 	q->local_ca_guid = 0x0002c90300a1b2c3ull;
 	q->local_qkey = 0x01234567;

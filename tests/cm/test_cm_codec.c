@@ -28,10 +28,9 @@ static const struct {
 	unsigned reserved_bits;
 	size_t pdata;
 } expect[CM_GEN_NATTRS] = {
-	{WQE_CM_ATTR_REQ, 63, 92},	{WQE_CM_ATTR_MRA, 9, 222},  {WQE_CM_ATTR_REJ, 7, 148},
-	{WQE_CM_ATTR_REP, 4, 196},	{WQE_CM_ATTR_RTU, 0, 224},  {WQE_CM_ATTR_DREQ, 8, 220},
-	{WQE_CM_ATTR_DREP, 0, 224},	{WQE_CM_ATTR_SIDR_REQ, 16, 216},
-	{WQE_CM_ATTR_SIDR_REP, 0, 136},
+    {WQE_CM_ATTR_REQ, 63, 92},	{WQE_CM_ATTR_MRA, 9, 222},	 {WQE_CM_ATTR_REJ, 7, 148},
+    {WQE_CM_ATTR_REP, 4, 196},	{WQE_CM_ATTR_RTU, 0, 224},	 {WQE_CM_ATTR_DREQ, 8, 220},
+    {WQE_CM_ATTR_DREP, 0, 224}, {WQE_CM_ATTR_SIDR_REQ, 16, 216}, {WQE_CM_ATTR_SIDR_REP, 0, 136},
 };
 
 static void test_tables(void)
@@ -258,7 +257,7 @@ static void test_positions(void)
 	CHECK_EQ(d[43], (20u << 3) | (3u << 1) | 1u); /* timeout 5 | transport 2 | e2e 1 */
 	CHECK_EQ(get_be32(d + 44), 0x5a5a5a00u | (18u << 3) | 7u);
 	CHECK_EQ(get_be16(d + 48), 0xffff);
-	CHECK_EQ(d[50], (3u << 4) | 6u); /* MTU 4 | RDC 1 | RNR retry 3 */
+	CHECK_EQ(d[50], (3u << 4) | 6u);	      /* MTU 4 | RDC 1 | RNR retry 3 */
 	CHECK_EQ(d[51], (15u << 4) | (1u << 3) | 1u); /* CM retries 4 | SRQ 1 | ext 3 */
 	CHECK_EQ(get_be16(d + 52), 0xffff);
 	CHECK_EQ(d[56 + 15], 1);
@@ -269,8 +268,8 @@ static void test_positions(void)
 	CHECK_EQ(d[94], 3u << 4);
 	CHECK_EQ(d[95], 19u << 3);
 	CHECK_EQ(d[139], (0x1fu << 3) | 0x04u); /* alt ACK timeout 5 | SAP 1 | rsvd 2 */
-	CHECK_EQ(d[140], 0x00); /* IP CM header: version 0 */
-	CHECK_EQ(d[141], 0x40); /* IPv4 */
+	CHECK_EQ(d[140], 0x00);			/* IP CM header: version 0 */
+	CHECK_EQ(d[141], 0x40);			/* IPv4 */
 	CHECK_EQ(get_be16(d + 142), 40000);
 
 	cm_gen_fixed(WQE_CM_ATTR_REP, &m);
@@ -355,8 +354,8 @@ static void test_ip_hdr(void)
 	struct wqe_cm_ip_hdr h = {.ip_version = 4, .src_port = 0xbeef}, back, before;
 	uint8_t b[WQE_CM_IP_HDR_LEN + 4], bad[WQE_CM_IP_HDR_LEN];
 	static const uint8_t want4[WQE_CM_IP_HDR_LEN] = {
-		0x00, 0x40, 0xbe, 0xef, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 192, 168, 1, 2,
-		0,    0,    0,    0,    0, 0, 0, 0, 0, 0, 0, 0, 192, 168, 1, 3};
+	    0x00, 0x40, 0xbe, 0xef, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   0,   192, 168,
+	    1,	  2,	0,    0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 192, 168, 1,	 3};
 
 	test_gid_v4(&h.src, 192, 168, 1, 2);
 	test_gid_v4(&h.dst, 192, 168, 1, 3);
@@ -433,7 +432,7 @@ static void check_frame(int ipver)
 	CHECK_EQ(wqe_cm_frame_build(NULL, mad, frame, sizeof(frame), &len), WQE_PKT_EINVAL);
 	CHECK_EQ(wqe_cm_frame_build(&a, mad, frame, sizeof(frame), &len), 0);
 	CHECK_EQ(len, WQE_ETH_LEN + (ipver == 4 ? WQE_IPV4_LEN : WQE_IPV6_LEN) + WQE_UDP_LEN +
-			      WQE_BTH_LEN + WQE_DETH_LEN + WQE_MAD_LEN + WQE_ICRC_LEN);
+			  WQE_BTH_LEN + WQE_DETH_LEN + WQE_MAD_LEN + WQE_ICRC_LEN);
 	CHECK_EQ(wqe_pkt_parse(frame, len, &p), 0);
 	CHECK_EQ(p.bth.opcode, WQE_WIRE_UD_SEND_ONLY);
 	CHECK_EQ(p.bth.destqp, 1);

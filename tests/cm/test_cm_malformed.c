@@ -205,8 +205,8 @@ static void test_reserved_bits(void)
 			if (rc != 0 && rc != WQE_CM_ERANGE)
 				test_fail(__FILE__, __LINE__,
 					  "%s data bit %u (byte %u): %d (%s, %s), not reserved",
-					  wqe_cm_attr_str(attr), bit, bit / 8, rc, wqe_cm_err_str(rc),
-					  field ? field : "");
+					  wqe_cm_attr_str(attr), bit, bit / 8, rc,
+					  wqe_cm_err_str(rc), field ? field : "");
 		}
 	}
 }

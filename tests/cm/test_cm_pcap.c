@@ -208,8 +208,7 @@ static void emit(const struct wqe_cm_msg *m)
 		u("request_id", m->u.sidr_req.request_id);
 		u("pkey", m->u.sidr_req.pkey);
 		u("service_id", m->u.sidr_req.service_id);
-		hex("private_data", m->u.sidr_req.private_data,
-		    sizeof(m->u.sidr_req.private_data));
+		hex("private_data", m->u.sidr_req.private_data, sizeof(m->u.sidr_req.private_data));
 		break;
 	case WQE_CM_ATTR_SIDR_REP: {
 		const struct wqe_cm_sidr_rep *p = &m->u.sidr_rep;
