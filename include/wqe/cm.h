@@ -14,8 +14,8 @@
  * then 232 bytes of attribute data that hold one message (IBTA 12.6 and
  * 12.11). Every multi-byte field is big-endian on the wire; the structs
  * hold host values and are never laid over bytes. Reserved bits have no
- * struct field: the encoder writes them as zero (IBTA 12.6: senders zero
- * reserved fields) and the decoder refuses a MAD in which one is set, so
+ * struct field: the encoder writes them as zero (as the IBTA asks of
+ * senders) and the decoder refuses a MAD in which one is set, so
  * that for every MAD the decoder accepts, encoding what it decoded gives
  * the same 256 bytes back.
  *
@@ -66,8 +66,8 @@ enum {
 #define WQE_CM_CLASS_VERSION 2	  /* IBTA 16.7 */
 #define WQE_MAD_METHOD_SEND  0x03 /* the only method CM messages use */
 
-/* The GSI: QP1 and its well-known Q_Key (IBTA 13.5.2, 3.5.7); the default
- * P_Key a CM MAD is sent with. */
+/* The GSI: QP1 and its well-known Q_Key (IBTA Vol 1 chapter 13); the
+ * default P_Key a CM MAD is sent with. */
 #define WQE_GSI_QPN	 1u
 #define WQE_GSI_QKEY	 0x80010000u
 #define WQE_DEFAULT_PKEY 0xffffu

@@ -2,9 +2,9 @@
 /*
  * frame.c - a CM MAD as the RoCEv2 frame that carries it to the GSI.
  *
- * IBTA Vol 1 13.5.1-13.5.2: MADs for the GSI travel in UD SEND packets to
- * QP1, with the GSI's well-known Q_Key 0x80010000 and from the sender's
- * QP1; CM MADs use the default P_Key. Annex A17 (RoCEv2) carries the same
+ * IBTA Vol 1 chapter 13 (the GSI): MADs for the GSI travel in UD SEND
+ * packets to QP1, with its well-known Q_Key 0x80010000 and from the
+ * sender's QP1; CM MADs use the default P_Key. Annex A17 (RoCEv2) carries the same
  * BTH and DETH over UDP port 4791.
  */
 #include "cm/cm_int.h"
