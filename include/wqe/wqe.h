@@ -8,12 +8,14 @@
  *   model.h      pure Work Request -> WQE bytes, and sizes
  *   packetize.h  pure decoded WQE -> RoCEv2 request packets
  *   wire.h       RoCEv2 headers, ICRC, frames, pcap
+ *   cm.h         Communication Management MADs: codec, service IDs, QP1 frames
  *   link.h       links, capture tap, clock, statistics, progress
  *   text.h       the one-line request form and the printers
  */
 #ifndef WQE_WQE_H
 #define WQE_WQE_H
 
+#include "wqe/cm.h"
 #include "wqe/desc.h"
 #include "wqe/link.h"
 #include "wqe/model.h"
