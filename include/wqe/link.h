@@ -210,7 +210,8 @@ struct wqe_udp_cfg {
  *     NIC's ICRC check (a bad-ICRC drop of the context).
  *   - IPv6 has no identification, and the fields a router changes are
  *     masked: the rebuilt header is the one that arrived, and the ICRC is
- *     checked on all its bits.
+ *     checked on all its bits. A datagram with UDP checksum 0, which rxe
+ *     sends over IPv6 as over IPv4, is taken (UDP_NO_CHECK6_RX).
  * What this link sends verifies at any receiver that checks the ICRC over
  * the headers it received. No VLAN tags, no IPv4 options, no IPv6
  * extension headers, no link-local IPv6 addresses (no scope). Addresses

@@ -774,6 +774,100 @@ static void test_find_ipv4_id(void)
 	upair_close(&p);
 }
 
+/*
+ * IPv6 with UDP checksum 0, as rxe sends it: a UD SEND crafted on a raw
+ * IPv6 socket (whose UDP checksum the kernel leaves as given) from ::1 to a
+ * link on ::1 is taken; a plain IPv6 UDP socket would drop it.
+ */
+static void test_ipv6_zero_csum(void)
+{
+	struct wqe_udp_cfg uc = {.local = "::1"};
+	struct wqe_context_attr ca;
+	struct wqe_link *l;
+	struct wqe_context *ctx;
+	struct wqe_pd *pd;
+	struct wqe_cq *cq;
+	struct wqe_qp *qp;
+	struct wqe_qp_init_attr ia;
+	struct wqe_mr *mr;
+	struct wqe_pkt k;
+	struct wqe_wc wc;
+	struct sockaddr_in6 to;
+	uint8_t payload[100], frame[1024];
+	size_t flen = 0;
+	const size_t l4 = WQE_ETH_LEN + 40;
+	int fd, got = 0;
+
+	l = wqe_link_udp_create(&uc);
+	CHECK(l != NULL);
+	memset(&ca, 0, sizeof(ca));
+	ca.format = test_format();
+	ca.mac[0] = 0x02;
+	ca.num_gids = 1;
+	ca.gid[0].raw[15] = 1;
+	ctx = wqe_open_context(&ca);
+	CHECK(ctx != NULL);
+	CHECK_EQ(wqe_context_attach_link(ctx, l), 0);
+	pd = wqe_alloc_pd(ctx);
+	cq = wqe_create_cq(ctx, 16);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = cq;
+	ia.qp_type = WQE_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	qp = wqe_create_qp(pd, &ia);
+	CHECK(pd && cq && qp);
+	CHECK_EQ(test_qp_to_rts(qp, WQE_QPT_UD, 0, WQE_MTU_1024), 0);
+	mr = wqe_reg_mr(pd, rbuf, sizeof(rbuf), WQE_ACCESS_LOCAL_WRITE);
+	CHECK(mr != NULL);
+	{
+		struct wqe_sge sg = {(uint64_t)(uintptr_t)rbuf, sizeof(rbuf), mr->lkey};
+		struct wqe_recv_wr r = {.wr_id = 6, .sg_list = &sg, .num_sge = 1}, *bad;
+
+		CHECK_EQ(wqe_post_recv(qp, &r, &bad), 0);
+	}
+	memset(payload, 0x6c, sizeof(payload));
+	memset(&k, 0, sizeof(k));
+	k.ipver = 6;
+	k.src.raw[15] = 1;
+	k.dst.raw[15] = 1;
+	k.ttl = 64;
+	k.sport = 0xc0de;
+	k.bth.opcode = WQE_WIRE_UD_SEND_ONLY;
+	k.bth.pkey = 0xffff;
+	k.bth.destqp = wqe_qp_num(qp);
+	k.deth.qkey = QKEY;
+	k.deth.srcqp = SRCQP;
+	CHECK_EQ(wqe_pkt_build(&k, payload, sizeof(payload), frame, sizeof(frame), &flen), 0);
+	be16(frame + l4 + 6, 0); /* no checksum: masked out of the ICRC */
+	fd = socket(AF_INET6, SOCK_RAW, IPPROTO_UDP);
+	CHECK(fd >= 0);
+	memset(&to, 0, sizeof(to));
+	to.sin6_family = AF_INET6;
+	to.sin6_addr.s6_addr[15] = 1;
+	CHECK_EQ(sendto(fd, frame + l4, flen - l4, 0, (struct sockaddr *)&to, sizeof(to)),
+		 (ssize_t)(flen - l4));
+	for (int i = 0; i < 2000 && !got; i++) {
+		struct pollfd pf = {wqe_link_udp_fd(l), POLLIN, 0};
+
+		(void)poll(&pf, 1, 1);
+		got = wqe_poll_cq(cq, 1, &wc);
+	}
+	CHECK_EQ(got, 1);
+	CHECK_EQ(wc.status, WQE_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 6);
+	CHECK_EQ(wc.byte_len, sizeof(payload) + 40);
+	CHECK_MEM(rbuf + 40, payload, sizeof(payload));
+	close(fd);
+	wqe_dereg_mr(mr);
+	wqe_destroy_qp(qp);
+	wqe_destroy_cq(cq);
+	wqe_dealloc_pd(pd);
+	CHECK_EQ(wqe_context_attach_link(ctx, NULL), 0);
+	CHECK_EQ(wqe_close_context(ctx), 0);
+	CHECK_EQ(wqe_link_destroy(l), 0);
+}
+
 int main(void)
 {
 	test_create();
@@ -783,6 +877,7 @@ int main(void)
 	test_ipv4_raw();
 	test_ipv4_assume();
 	test_raw_without_cap();
+	test_ipv6_zero_csum();
 	test_send_refused();
 	return test_finish();
 }
