@@ -328,6 +328,19 @@ void nic_receive(struct nic *n, const uint8_t *frame, size_t len);
 int nic_progress(struct nic *n);
 
 /*
+ * NIC_THREAD: one pass of the NIC in the caller's thread, as the NIC
+ * thread makes them, if the NIC is free (not at work on its thread, no
+ * command waiting: it never waits); returns the work done (0 if it did
+ * not run). For a caller that found nothing and would spin: on a machine
+ * with fewer cores than busy threads the NIC thread may not get one, and
+ * a sleeping one need not be woken (what the kernel's rxe does in the
+ * poster's own system call). The event and trace callbacks then run in
+ * the caller's thread, the command lock held, as in the NIC thread's.
+ * NIC_CALLER: 0, nothing done. Not a command.
+ */
+int nic_assist(struct nic *n);
+
+/*
  * The doorbell register write of one post call (8 bytes, the format's
  * value: mlx5's first 8 bytes of the control segment, rxe's QP number and
  * producer index), after the doorbell record's release store. Not a

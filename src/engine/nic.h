@@ -181,6 +181,7 @@ struct nic_thread {
 	_Atomic uint32_t cmd_waiting;
 	struct nic_db_queue *dbq;
 	uint64_t wakeups;           /* polls that returned (statistics) */
+	uint64_t assists;           /* passes run by nic_assist() (statistics) */
 };
 
 /* An entry of the NIC's timer list (struct nic, @timed). */

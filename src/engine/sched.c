@@ -306,6 +306,21 @@ int nic_progress(struct nic *n)
 	return run_pass(n);
 }
 
+int nic_assist(struct nic *n)
+{
+	int work;
+
+	/* A command waiting, or the NIC thread at work: theirs to do. */
+	if (n->mode != NIC_THREAD ||
+	    atomic_load_explicit(&n->thr.cmd_waiting, memory_order_relaxed) ||
+	    pthread_mutex_trylock(&n->lock))
+		return 0;
+	work = run_pass(n);
+	n->thr.assists++;
+	pthread_mutex_unlock(&n->lock);
+	return work;
+}
+
 void sched_wake(struct nic *n)
 {
 	uint64_t one = 1;

@@ -109,6 +109,7 @@ void *wqe_cq_context(const struct wqe_cq *cq)
 int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc)
 {
 	const struct wqe_context *ctx;
+	bool assisted = false;
 	uint32_t pi;
 	int n = 0;
 
@@ -116,6 +117,7 @@ int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc)
 		return -EINVAL;
 	ctx = cq->context;
 	nic_progress(ctx->nic); /* NIC_THREAD: nothing */
+again:
 	/* Acquire pairs with the engine's release in cqc_push(). */
 	pi = atomic_load_explicit(&cq->cqc.pi_pub, memory_order_acquire);
 	while (n < num_entries && cq->ci != pi) {
@@ -140,8 +142,15 @@ int wqe_poll_cq(struct wqe_cq *cq, int num_entries, struct wqe_wc *wc)
 	 * (perftest, the pingpongs without -e) would otherwise hold the core the
 	 * NIC thread needs whenever there are fewer cores than spinning threads
 	 * (valgrind runs one thread at a time: udp_ops_nicthread took 100 s
-	 * instead of 3 s). On an idle core the yield returns at once. */
-	if (n == 0 && nic_mode_of(ctx->nic) == NIC_THREAD)
+	 * instead of 3 s). So the poll runs a pass of the NIC itself when the
+	 * NIC is free (nic_assist()), and looks again if it did work; else it
+	 * yields, which on an idle core returns at once. */
+	if (n == 0 && nic_mode_of(ctx->nic) == NIC_THREAD) {
+		if (!assisted && nic_assist(ctx->nic) > 0) {
+			assisted = true;
+			goto again;
+		}
 		sched_yield();
+	}
 	return n;
 }
