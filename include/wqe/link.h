@@ -165,6 +165,9 @@ struct wqe_udp_cfg {
  * rx_short. The link allocates nothing per datagram: its buffers (64
  * frames each way, about 560 KiB) come with it.
  *
+ * An IPv6 datagram with a UDP checksum of 0 is taken (UDP_NO_CHECK6_RX,
+ * RFC 6935): the kernel's rxe sends them so; the ICRC still covers it.
+ *
  * Limits: a UDP socket does not see the IP header, so the ICRC of an
  * arriving IPv4 packet is checked with identification 0 and DF: a sender
  * that puts another identification there (the Linux kernel's rxe does) or

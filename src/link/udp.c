@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h> /* UDP_NO_CHECK6_RX */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -754,6 +755,14 @@ static int setup_socket(int fd, int family, const struct wqe_udp_cfg *cfg)
 		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
 		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_TCLASS, 0);
 		rc = rc ? rc : set_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, (int)DEFAULT_TTL);
+		/* Accept a UDP checksum of 0 over IPv6 (RFC 6935/6936, as
+		 * tunnels do): the kernel's rxe sends every RoCEv2 datagram
+		 * with 0 there, IPv6 included, and the ICRC covers the
+		 * payload anyway. Without it the kernel drops them all before
+		 * the socket (Udp6InCsumErrors). An old kernel without the
+		 * option still works with peers that fill the checksum. */
+		if (!rc)
+			(void)set_int(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, 1);
 	}
 	if (rc)
 		return -1;
