@@ -154,6 +154,7 @@ static void table_init(void)
 {
 	const char *env = getenv("WQE_IBV_LOCAL"), *fmt = getenv("WQE_IBV_FORMAT");
 	char buf[1024], *save = NULL;
+	int faulty;
 
 	if (fmt && strcmp(fmt, "mlx5") && strcmp(fmt, "rxe")) {
 		fprintf(stderr, "wqe: WQE_IBV_FORMAT must be mlx5 or rxe\n");
@@ -161,11 +162,10 @@ static void table_init(void)
 	}
 	if (fmt && !strcmp(fmt, "rxe"))
 		table_format = WQE_FORMAT_RXE;
-	switch (wi_fault_from_env(&table_fault)) {
-	case -1: return;
-	case 1: table_faulty = true; break;
-	default: break;
-	}
+	faulty = wi_fault_from_env(&table_fault);
+	if (faulty < 0)
+		return;
+	table_faulty = faulty > 0;
 	if (!env)
 		return;
 	if (strlen(env) >= sizeof(buf)) {

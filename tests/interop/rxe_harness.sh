@@ -80,9 +80,14 @@ done
 # One line a program and transport:
 #   id|arguments on both sides|opcodes at MTU 1024|at 4096|loss|alt args|alt opcodes
 # @G@ is the GID index (wqe's 0; rxe's from sysfs in the guest), @MTU@ the
-# MTU of the case. loss (RC only): the drop rate of the case that runs
-# with loss on the wqe side (lower for the bandwidth tests: go-back-N
-# resends up to a window of 16 KiB messages for each drop).
+# MTU of the case. loss: the drop rate of the case that runs with loss on
+# the wqe side (lower for the bandwidth tests: go-back-N resends up to a
+# window of 16 KiB messages for each drop). Only on the RC programs where
+# one side requests and the other only responds and stays up until the
+# closing TCP exchange: in the symmetric ones (the pingpongs, write_lat,
+# send_lat) a side exits as soon as its last completion is in, so a lost
+# ACK of the peer's last message is answered by nobody and the peer fails
+# (seen: srq_pp at 5 %, one run in four).
 # read and atomic tests take -o 16: perftest gives the requester the
 # responder's max_qp_rd_atom as max_rd_atomic, rxe's 128, which wqe's QP
 # refuses above its own 16 (EINVAL at RTS).
@@ -94,20 +99,20 @@ done
 # 38-40 RDMA WRITE first/middle/last, 42 WRITE only; UD 100 SEND only.
 configs() {
 	cat <<'EOF'
-rc_pp|ibv_rc_pingpong -g @G@ -m @MTU@ -c -n 50|0 1 2 17|4 17|0.02||
+rc_pp|ibv_rc_pingpong -g @G@ -m @MTU@ -c -n 50|0 1 2 17|4 17|||
 uc_pp|ibv_uc_pingpong -g @G@ -m @MTU@ -c -n 50|32 33 34|36|||
 ud_pp|ibv_ud_pingpong -g @G@ -s @MTU@ -c -n 50|100|100|||
-srq_pp|ibv_srq_pingpong -g @G@ -m @MTU@ -c -n 100|0 1 2 17|4 17|0.05||
+srq_pp|ibv_srq_pingpong -g @G@ -m @MTU@ -c -n 50|0 1 2 17|4 17|||
 write_bw_rc|ib_write_bw -F -x @G@ -m @MTU@ -c RC -s 16384 -n 50|6 7 8 17|6 7 8 17|0.005|-q 4|6 7 8 17
 write_bw_uc|ib_write_bw -F -x @G@ -m @MTU@ -c UC -s 16384 -n 50|38 39 40|38 39 40|||
-write_lat_rc|ib_write_lat -F -x @G@ -m @MTU@ -c RC -n 100|10|10|0.02||
+write_lat_rc|ib_write_lat -F -x @G@ -m @MTU@ -c RC -n 100|10|10|||
 write_lat_uc|ib_write_lat -F -x @G@ -m @MTU@ -c UC -n 100|42|42|||
 read_bw|ib_read_bw -F -x @G@ -m @MTU@ -o 16 -s 16384 -n 50|12 13 14 15|12 13 14 15|0.005|-q 4|12 13 14 15
 read_lat|ib_read_lat -F -x @G@ -m @MTU@ -o 16 -n 100|12 16|12 16|0.02||
 send_bw_rc|ib_send_bw -F -x @G@ -m @MTU@ -c RC -s 16384 -n 50|0 1 2 17|0 1 2 17|0.005|-q 4|0 1 2 17
 send_bw_uc|ib_send_bw -F -x @G@ -m @MTU@ -c UC -s 4096 -n 100|32 33 34|36|||
 send_bw_ud|ib_send_bw -F -x @G@ -m @MTU@ -c UD -s @MTU@ -n 100|100|100|||
-send_lat_rc|ib_send_lat -F -x @G@ -m @MTU@ -c RC -n 100|4|4|0.02||
+send_lat_rc|ib_send_lat -F -x @G@ -m @MTU@ -c RC -n 100|4|4|||
 send_lat_uc|ib_send_lat -F -x @G@ -m @MTU@ -c UC -n 100|36|36|||
 send_lat_ud|ib_send_lat -F -x @G@ -m @MTU@ -c UD -n 100|100|100|||
 atomic_bw|ib_atomic_bw -F -x @G@ -m @MTU@ -o 16 -n 100 -A FETCH_AND_ADD|20 18|20 18|0.02|-A CMP_AND_SWAP|19 18
@@ -184,7 +189,7 @@ guest_programs "$ROOT" "${PROGS[@]}"
 	echo '	echo "@@WQE-CASE-BEGIN $name"'
 	echo '	i=0'
 	echo '	while :; do'
-	echo '		timeout 90 "$@" >/tmp/out 2>&1; rc=$?'
+	echo '		timeout 30 "$@" >/tmp/out 2>&1; rc=$?'
 	echo '		[ "$role" = client ] || break'
 	echo '		grep -qiE "couldn.t connect|unable to open file descriptor" /tmp/out || break'
 	echo '		i=$((i + 1)); [ $i -lt 300 ] || break; sleep 0.2'
@@ -275,9 +280,12 @@ SERIAL=$GUEST_SERIAL
 
 # One capture for the run, started while the guest boots; each case's
 # frames are those from its start to the next case's (split_pcap.py).
+# --immediate-mode: without it libpcap hands frames over in blocks, up to
+# a second late, and the last case's could miss the file.
 # ip netns exec directly (not nsx), so that $! is tcpdump itself; TERM,
 # not INT: a background job of a script ignores SIGINT.
-ip netns exec "$NS" tcpdump -i br0 -U -n -s 0 -w "$TMP/all.pcap" udp port 4791 2>"$TMP/tcpdump.err" &
+ip netns exec "$NS" tcpdump -i br0 --immediate-mode -U -n -s 0 -w "$TMP/all.pcap" udp port 4791 \
+	2>"$TMP/tcpdump.err" &
 CAP_PID=$!
 
 guest_wait '@@WQE-GUEST-READY|@@WQE-GUEST-ERROR' 90 || {
@@ -294,7 +302,7 @@ FAILS=0
 PASSED=0
 : >"$TMP/windows"
 host_run() {
-	# The host's side, within 90 s; a client retries while the guest's
+	# The host's side, within 30 s; a client retries while the guest's
 	# server does not listen yet.
 	local role=$1 out=$2 i rc
 	shift 2
@@ -302,7 +310,7 @@ host_run() {
 		rc=0
 		# A sanitized build's drop-in needs its runtime preloaded into
 		# the unmodified program (WQE_TEST_PRELOAD, as exec_pair.sh).
-		nsx timeout 90 env WQE_IBV_FIND_IPV4_ID=1 ${WQE_TEST_PRELOAD:+LD_PRELOAD=$WQE_TEST_PRELOAD} \
+		nsx timeout 30 env WQE_IBV_FIND_IPV4_ID=1 ${WQE_TEST_PRELOAD:+LD_PRELOAD=$WQE_TEST_PRELOAD} \
 			${WQE_TEST_PRELOAD:+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1} \
 			"$WQE" exec "$@" >"$out" 2>&1 || rc=$?
 		[ "$role" = client ] || return "$rc"
@@ -339,7 +347,7 @@ while IFS='|' read -r -u 3 port name server ip _mtu fmt flt _ops args; do
 	else
 		host_run client "$TMP/$name.host" "${opts[@]}" -- $a -p "$port" "$GUEST" || hrc=$?
 	fi
-	guest_wait "@@WQE-CASE-END $name rc=" 100 || case_fail "$name" "the guest did not finish"
+	guest_wait "@@WQE-CASE-END $name rc=" 40 || case_fail "$name" "the guest did not finish"
 	grc=$(grep -ao "@@WQE-CASE-END $name rc=[0-9]*" "$SERIAL" | sed 's/.*rc=//')
 	# The serial console ends lines with CR LF.
 	tr -d '\r' <"$SERIAL" | sed -n "/^@@WQE-CASE-BEGIN $name\$/,/^@@WQE-CASE-END $name /p" |
@@ -364,9 +372,9 @@ done 3<"$TMP/cases"
 CASES_END=$(date +%s.%N)
 
 guest_wait '@@WQE-GUEST-DONE' 60 || echo "note: the guest did not finish its script" >&2
-# The last frames in flight are in the file before tcpdump goes (-U
-# writes each at once; the guest is done).
-sleep 0.3
+# The last frames in flight are in the file before tcpdump goes
+# (immediate mode and -U write each at once; the guest is done).
+sleep 0.5
 kill -TERM "$CAP_PID" 2>/dev/null || true
 wait "$CAP_PID" 2>/dev/null || true
 CAP_PID=

@@ -288,7 +288,8 @@ static void case_receive_ops(void)
 static void case_zero_csum6(void)
 {
 	static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 1};
-	struct sockaddr_in6 to = {.sin6_family = AF_INET6, .sin6_port = htons(WQE_ROCEV2_PORT),
+	struct sockaddr_in6 to = {.sin6_family = AF_INET6,
+				  .sin6_port = htons(WQE_ROCEV2_PORT),
 				  .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 	struct sockaddr_in6 from = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 	struct wqe_udp_cfg c = {.local = "::1"};
@@ -312,7 +313,8 @@ static void case_zero_csum6(void)
 	CHECK(port != NULL);
 	memset(d, 0, sizeof(d));
 	d[0] = WQE_WIRE_UD_SEND_ONLY;
-	CHECK_EQ(sendto(fd, d, sizeof(d), 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)sizeof(d));
+	CHECK_EQ(sendto(fd, d, sizeof(d), 0, (struct sockaddr *)&to, sizeof(to)),
+		 (ssize_t)sizeof(d));
 	/* the loopback delivers at once; a few looks in case it does not */
 	for (int i = 0; i < 100 && !n; i++) {
 		if (l->rx_peek(port, &len)) {

@@ -24,8 +24,8 @@
 void usage_exec(FILE *f)
 {
 	fprintf(f,
-		"usage: wqe exec [--local ADDR]... [--pcap FILE] [--format mlx5|rxe] [--fault SPEC]\n"
-		"                -- PROGRAM [ARG...]\n"
+		"usage: wqe exec [--local ADDR]... [--pcap FILE] [--format mlx5|rxe]\n"
+		"                [--fault SPEC] -- PROGRAM [ARG...]\n"
 		"\n"
 		"Runs PROGRAM, an unmodified libibverbs program (ibv_rc_pingpong, ib_write_bw,\n"
 		"...), on wqe's drop-in libibverbs.so.1: each --local is one device (wqe0,\n"
@@ -113,8 +113,9 @@ int cmd_exec(int argc, char **argv)
 			format = v;
 		} else if ((m = cli_opt(argc, argv, &i, "--fault", &v)) != 0) {
 			if (m < 0 || !*v)
-				return cli_usage_error("exec", usage_exec,
-						       "--fault needs a SPEC such as drop=0.02,seed=7");
+				return cli_usage_error(
+				    "exec", usage_exec,
+				    "--fault needs a SPEC such as drop=0.02,seed=7");
 			fault = v;
 		} else if (argv[i][0] == '-') {
 			return cli_usage_error("exec", usage_exec, "unknown argument '%s'",
@@ -146,8 +147,9 @@ int cmd_exec(int argc, char **argv)
 	if (setenv("LD_LIBRARY_PATH", path, 1) || setenv("WQE_IBV_LOCAL", locals, 1) ||
 	    (pcap && setenv("WQE_IBV_PCAP", pcap, 1)) || (!pcap && unsetenv("WQE_IBV_PCAP")) ||
 	    (format && setenv("WQE_IBV_FORMAT", format, 1)) ||
-	    (!format && unsetenv("WQE_IBV_FORMAT")) || (fault && setenv("WQE_IBV_FAULT", fault, 1)) ||
-	    (!fault && unsetenv("WQE_IBV_FAULT")) || unsetenv("WQE_NIC_MODE")) {
+	    (!format && unsetenv("WQE_IBV_FORMAT")) ||
+	    (fault && setenv("WQE_IBV_FAULT", fault, 1)) || (!fault && unsetenv("WQE_IBV_FAULT")) ||
+	    unsetenv("WQE_NIC_MODE")) {
 		fprintf(stderr, "wqe exec: cannot set the environment: %s\n", strerror(errno));
 		free(path);
 		return 126;
