@@ -243,6 +243,11 @@ while :; do
 	i=\$((i + 1)); [ \$i -lt 200 ] || { echo "@@WQE-GUEST-ERROR no GID (IPv4 '\$G4', IPv6 '\$G6')"; break; }
 	sleep 0.1
 done
+# The host's neighbour entries before the first case: rxe resolves a
+# peer's MAC at RTR and fails the modify when the neighbour is not
+# resolved in time (seen once, on a loaded machine, the first IPv6 case).
+ping -c 1 -W 5 $HOST >/dev/null 2>&1 || echo "@@WQE-GUEST-ERROR no reply from $HOST"
+ping -6 -c 1 -W 5 $HOST6 >/dev/null 2>&1 || echo "@@WQE-GUEST-ERROR no reply from $HOST6"
 echo "@@WQE-GUEST-READY \$(cut -d' ' -f1 /proc/uptime) G4=\$G4 G6=\$G6"
 . /cases.sh
 echo "@@WQE-GUEST-DONE \$(cut -d' ' -f1 /proc/uptime)"
