@@ -32,6 +32,8 @@ static struct wi_device table[WI_MAX_DEVICES];
 static int ndevices;
 static enum wqe_format table_format = WQE_FORMAT_MLX5;
 static int table_ipv4_rx = WQE_UDP_IPV4_AUTO; /* WQE_IBV_IPV4_RX */
+static struct wqe_fault_cfg table_fault; /* WQE_IBV_FAULT */
+static bool table_faulty;
 
 /* The MTU of the interface that holds @ss (what rxe takes from its
  * netdev); for an address no interface holds (127.0.0.2 and the rest of
@@ -147,13 +149,15 @@ static int add_device(const char *a)
 
 /* WQE_IBV_LOCAL: addresses separated by commas or spaces; WQE_IBV_FORMAT:
  * mlx5 (default) or rxe; WQE_IBV_IPV4_RX: auto (default), raw, search or
- * assume (wqe_udp_cfg.ipv4_rx). A bad value is said once on stderr and
- * gives no device at all (not a partial list). */
+ * assume (wqe_udp_cfg.ipv4_rx); WQE_IBV_FAULT: faults on the frames each
+ * device sends. A bad value is said once on stderr and gives no device at
+ * all (not a partial list). */
 static void table_init(void)
 {
 	const char *env = getenv("WQE_IBV_LOCAL"), *fmt = getenv("WQE_IBV_FORMAT");
 	const char *rx = getenv("WQE_IBV_IPV4_RX");
 	char buf[1024], *save = NULL;
+	int faulty;
 
 	if (fmt && strcmp(fmt, "mlx5") && strcmp(fmt, "rxe")) {
 		fprintf(stderr, "wqe: WQE_IBV_FORMAT must be mlx5 or rxe\n");
@@ -166,6 +170,10 @@ static void table_init(void)
 	table_ipv4_rx = rx ? wqe_udp_ipv4_rx_parse(rx) : WQE_UDP_IPV4_AUTO;
 	if (fmt && !strcmp(fmt, "rxe"))
 		table_format = WQE_FORMAT_RXE;
+	faulty = wi_fault_from_env(&table_fault);
+	if (faulty < 0)
+		return;
+	table_faulty = faulty > 0;
 	if (!env)
 		return;
 	if (strlen(env) >= sizeof(buf)) {
@@ -271,7 +279,9 @@ static int dev_up(struct wi_device *d)
 	d->link = wqe_link_udp_create(&u);
 	if (!d->link)
 		goto fail;
-	err = wqe_context_attach_link(d->w, d->link);
+	if (table_faulty && !(d->fault = wqe_link_fault_create(d->link, &table_fault)))
+		goto fail;
+	err = wqe_context_attach_link(d->w, d->fault ? d->fault : d->link);
 	if (!err && pcap && *pcap) {
 		char path[4096];
 
@@ -291,10 +301,12 @@ fail:
 	err = errno;
 	if (d->w)
 		wqe_close_context(d->w);
+	if (d->fault)
+		wqe_link_destroy(d->fault);
 	if (d->link)
 		wqe_link_destroy(d->link);
 	d->w = NULL;
-	d->link = NULL;
+	d->link = d->fault = NULL;
 	d->opens = 0;
 	return err;
 }
@@ -305,9 +317,11 @@ static void dev_down(struct wi_device *d)
 		return;
 	wqe_context_set_pcap(d->w, NULL);
 	wqe_close_context(d->w);
+	if (d->fault)
+		wqe_link_destroy(d->fault);
 	wqe_link_destroy(d->link);
 	d->w = NULL;
-	d->link = NULL;
+	d->link = d->fault = NULL;
 }
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)

@@ -51,7 +51,16 @@ struct wi_device {
 	int opens;
 	struct wqe_context *w;
 	struct wqe_link *link;
+	struct wqe_link *fault; /* WQE_IBV_FAULT's injector around link, or NULL */
 };
+
+/*
+ * wi_fault_from_env - WQE_IBV_FAULT ("drop=0.02,seed=7": KEY=VALUE fields
+ * separated by commas, the keys drop, dup, reorder, delay, corrupt, seed)
+ * into *@cfg. Returns 1 if it asks for a fault, 0 if unset or every rate
+ * is 0, -1 for a bad value (said in one line on stderr).
+ */
+int wi_fault_from_env(struct wqe_fault_cfg *cfg);
 
 struct wi_context {
 	struct verbs_context vctx; /* vctx.context is the program's */

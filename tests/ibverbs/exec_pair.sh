@@ -51,16 +51,20 @@ wait_listen() {
 
 # pair "OPCODES" PROGRAM ARGS...: the server on $S, the client on $C
 # connecting to it; the program gets ARGS on both sides, the client also
-# the server's address (last, as the pingpongs and perftest take it).
+# the server's address (last, as the pingpongs and perftest take it). The
+# server's wqe exec also gets the options in SERVER_OPTS, the client's
+# those in CLIENT_OPTS (arrays).
+SERVER_OPTS=()
+CLIENT_OPTS=()
 pair() {
 	local ops=$1 prog=$2 src
 	shift 2
 	need "$prog" "ibverbs-utils or perftest"
-	wexec --local "$S" --pcap "$TMP/server.pcap" -- "$prog" "$@" \
+	wexec --local "$S" "${SERVER_OPTS[@]}" --pcap "$TMP/server.pcap" -- "$prog" "$@" \
 		>"$TMP/server.out" 2>&1 &
 	SERVER=$!
 	wait_listen "$PORT"
-	expect_rc 0 wexec --local "$C" --pcap "$TMP/client.pcap" -- \
+	expect_rc 0 wexec --local "$C" "${CLIENT_OPTS[@]}" --pcap "$TMP/client.pcap" -- \
 		"$prog" "$@" "$S"
 	cp "$TMP/out" "$TMP/client.out"
 	cat "$TMP/err" >>"$TMP/client.out"
@@ -148,6 +152,41 @@ write_lat) pair "10" ib_write_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" ;;
 read_lat) pair "12 16" ib_read_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" client ;;
 send_lat) pair "4" ib_send_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" ;;
 atomic_lat) pair "20 18" ib_atomic_lat -F -p "$PORT" -n 200 && perftest_ok "t_avg" client ;;
+fault_bad)
+	# WQE_IBV_FAULT (wqe exec --fault) is parsed strictly: each bad value
+	# is one line on stderr naming it, and no device (as WQE_IBV_FORMAT).
+	need ibv_devinfo ibverbs-utils
+	for spec in drop=2 drop=-0.1 drop=nan drop=0.02x drop= =0.1 drop bogus=1 "drop=0.1," \
+		",drop=0.1" "drop=0.1,,seed=1" seed=-1 seed=0x10 seed=18446744073709551616; do
+		expect_rc 0 wexec --local "$S" --fault "$spec" -- ibv_devinfo -l
+		expect_in "$TMP/out" "0 HCAs found"
+		expect_in "$TMP/err" "wqe: WQE_IBV_FAULT=$spec: "
+		[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "--fault $spec: not one line on stderr"
+	done
+	for spec in drop=0.02,seed=7 "drop=0,dup=0" "drop=1e-2,dup=0.01,reorder=0.01,delay=0.01,corrupt=0.001,seed=18446744073709551615"; do
+		expect_rc 0 wexec --local "$S" --fault "$spec" -- ibv_devinfo -l
+		expect_in "$TMP/out" "1 HCA found"
+		expect_empty "$TMP/err"
+	done
+	expect_rc 2 "$WQE" exec --local "$S" --fault "" -- ibv_devinfo -l
+	expect_in "$TMP/err" "--fault needs a SPEC"
+	# unset without --fault, whatever the caller's environment holds
+	expect_rc 0 env WQE_IBV_FAULT=bogus "$WQE" exec --local "$S" -- ibv_devinfo -l
+	expect_in "$TMP/out" "1 HCA found"
+	;;
+write_bw_fault)
+	# 2 % of the client's frames (its RDMA WRITEs) dropped, seeded: the
+	# server NAKs the gaps, the client sends again from there and the test
+	# completes; the client's capture (taken before its injector) shows
+	# WRITEs sent again. (Not a pingpong: there a side exits at its last
+	# completion, and a lost ACK of the peer's last message would leave
+	# nobody to answer its retry; perftest keeps both up until its closing
+	# TCP exchange.)
+	CLIENT_OPTS=(--fault drop=0.02,seed=7)
+	pair "6 7 8 17" ib_write_bw -F -p "$PORT" -s 16384 -n 100 && perftest_ok "BW peak"
+	expect_rc 0 "$PY" "$HERE/../interop/retransmits.py" "$TMP/client.pcap" "$C"
+	expect_re "$TMP/out" "^[1-9][0-9]* retransmitted of [0-9]+ requests$"
+	;;
 *)
 	fail "unknown case $CASE"
 	;;

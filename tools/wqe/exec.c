@@ -24,8 +24,8 @@
 void usage_exec(FILE *f)
 {
 	fprintf(f,
-		"usage: wqe exec [--local ADDR]... [--pcap FILE] [--format mlx5|rxe] -- PROGRAM "
-		"[ARG...]\n"
+		"usage: wqe exec [--local ADDR]... [--pcap FILE] [--format mlx5|rxe]\n"
+		"                [--fault SPEC] -- PROGRAM [ARG...]\n"
 		"\n"
 		"Runs PROGRAM, an unmodified libibverbs program (ibv_rc_pingpong, ib_write_bw,\n"
 		"...), on wqe's drop-in libibverbs.so.1: each --local is one device (wqe0,\n"
@@ -37,8 +37,12 @@ void usage_exec(FILE *f)
 		"  --local ADDR        a device on ADDR (at least one; at most %d)\n"
 		"  --pcap FILE         capture wqe0's frames in FILE (wqeN's in FILE.N)\n"
 		"  --format mlx5|rxe   the WQE format of the send queues (default mlx5)\n"
+		"  --fault SPEC        seeded faults on the frames every device sends, e.g.\n"
+		"                      drop=0.02,seed=7 (keys drop, dup, reorder, delay,\n"
+		"                      corrupt: rates 0 to 1; seed); the drop-in checks SPEC:\n"
+		"                      a bad one is said on stderr and gives no device\n"
 		"Environment set for PROGRAM: LD_LIBRARY_PATH (the drop-in's folder first),\n"
-		"WQE_IBV_LOCAL, WQE_IBV_PCAP, WQE_IBV_FORMAT.\n"
+		"WQE_IBV_LOCAL, WQE_IBV_PCAP, WQE_IBV_FORMAT, WQE_IBV_FAULT.\n"
 		"Exit status: PROGRAM's; 2 bad usage; 127 PROGRAM not found; 126 not run.\n",
 		MAX_LOCAL);
 }
@@ -74,7 +78,7 @@ static int dropin_dir(char *out, size_t cap)
 int cmd_exec(int argc, char **argv)
 {
 	char locals[MAX_LOCAL * 48] = "", dir[PATH_MAX], *path;
-	const char *pcap = NULL, *format = NULL, *old;
+	const char *pcap = NULL, *format = NULL, *fault = NULL, *old;
 	int nlocal = 0, i;
 
 	for (i = 1; i < argc; i++) {
@@ -107,6 +111,12 @@ int cmd_exec(int argc, char **argv)
 				return cli_usage_error("exec", usage_exec,
 						       "--format needs mlx5 or rxe");
 			format = v;
+		} else if ((m = cli_opt(argc, argv, &i, "--fault", &v)) != 0) {
+			if (m < 0 || !*v)
+				return cli_usage_error(
+				    "exec", usage_exec,
+				    "--fault needs a SPEC such as drop=0.02,seed=7");
+			fault = v;
 		} else if (argv[i][0] == '-') {
 			return cli_usage_error("exec", usage_exec, "unknown argument '%s'",
 					       argv[i]);
@@ -137,7 +147,9 @@ int cmd_exec(int argc, char **argv)
 	if (setenv("LD_LIBRARY_PATH", path, 1) || setenv("WQE_IBV_LOCAL", locals, 1) ||
 	    (pcap && setenv("WQE_IBV_PCAP", pcap, 1)) || (!pcap && unsetenv("WQE_IBV_PCAP")) ||
 	    (format && setenv("WQE_IBV_FORMAT", format, 1)) ||
-	    (!format && unsetenv("WQE_IBV_FORMAT")) || unsetenv("WQE_NIC_MODE")) {
+	    (!format && unsetenv("WQE_IBV_FORMAT")) ||
+	    (fault && setenv("WQE_IBV_FAULT", fault, 1)) || (!fault && unsetenv("WQE_IBV_FAULT")) ||
+	    unsetenv("WQE_NIC_MODE")) {
 		fprintf(stderr, "wqe exec: cannot set the environment: %s\n", strerror(errno));
 		free(path);
 		return 126;
