@@ -282,6 +282,17 @@ static int rx_rej(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 	return WQE_CM_RX_OK;
 }
 
+static void drep_stateless(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
+			   const struct wqe_cm_msg *m)
+{
+	struct wqe_cm_msg d;
+
+	wqe_cm_msg_init(&d, WQE_CM_ATTR_DREP, m->hdr.tid);
+	d.u.drep.local_comm_id = m->u.dreq.remote_comm_id;
+	d.u.drep.remote_comm_id = m->u.dreq.local_comm_id;
+	(void)cm_send_msg(a, from, &d, NULL);
+}
+
 static int rx_dreq(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 		   const struct wqe_cm_msg *m)
 {
@@ -293,19 +304,21 @@ static int rx_dreq(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 	if (!id) {
 		/* ib_cm's cm_issue_drep(): a DREQ for an ID we no longer have
 		 * still gets its DREP, so the peer can leave DREQ_SENT. */
-		if (r == WQE_CM_RX_UNKNOWN_ID) {
-			struct wqe_cm_msg d;
-
-			wqe_cm_msg_init(&d, WQE_CM_ATTR_DREP, m->hdr.tid);
-			d.u.drep.local_comm_id = p->remote_comm_id;
-			d.u.drep.remote_comm_id = p->local_comm_id;
-			(void)cm_send_msg(a, from, &d, NULL);
-		}
+		if (r == WQE_CM_RX_UNKNOWN_ID)
+			drep_stateless(a, from, m);
 		return r;
 	}
 	if (id->remote_id != p->local_comm_id || p->remote_qpn != id->local_qpn)
 		return WQE_CM_RX_MISMATCH;
 	switch (id->state) {
+	case WQE_CM_IDLE:
+		/* Past TIMEWAIT but not yet destroyed: the peer missed our
+		 * DREP (its retry interval outlasts our TIMEWAIT); answer as
+		 * for an ID we no longer have. */
+		if (!id->rep_done)
+			return WQE_CM_RX_BAD_STATE;
+		drep_stateless(a, from, m);
+		return WQE_CM_RX_DUPLICATE;
 	case WQE_CM_REP_SENT:
 	case WQE_CM_MRA_REP_RCVD:
 	case WQE_CM_ESTABLISHED:

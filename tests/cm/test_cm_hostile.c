@@ -289,6 +289,16 @@ static void test_replays(void)
 		CHECK(wqe_cm_id_local_id(x) != wqe_cm_id_local_id(b));
 		CHECK_EQ(wqe_cm_destroy_id(x), 0); /* REJ Timeout, freed */
 	}
+	/* past TIMEWAIT (IDLE, not destroyed), the DREQ again still gets a
+	 * DREP: the peer's DREQ retries outlast our TIMEWAIT */
+	net_advance(&n, 4096ull << 12);
+	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_IDLE);
+	m = *net_last_sent(&n, 0, WQE_CM_ATTR_DREQ);
+	snap(&s);
+	CHECK_EQ(net_inject(&n, 1, NULL, 0, &m), WQE_CM_RX_DUPLICATE);
+	unchanged(&s, 1, WQE_CM_RX_DUPLICATE, 1);
+	CHECK_EQ(last()->hdr.attr_id, WQE_CM_ATTR_DREP);
+	CHECK_EQ(last()->u.drep.remote_comm_id, wqe_cm_id_local_id(a));
 	net_fini(&n);
 
 	/* duplicate REQs in REQ_RCVD (dropped) and MRA_REQ_SENT (MRA again) */
