@@ -25,7 +25,8 @@
  * holds is in a defined state; a refusal code is a defined one; every MAD
  * an agent sends decodes (the agent never emits what the codec refuses).
  *
- * WQE_FUZZ_SEEDS=DIR fuzz_cm_agent -runs=0 writes the seed corpus.
+ * WQE_FUZZ_SEEDS=DIR fuzz_cm_agent -runs=0 writes the seed corpus;
+ * WQE_FUZZ_DEBUG=1 fuzz_cm_agent FILE prints every event.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,9 @@ static void cb_event(void *ctx, const struct wqe_cm_event *ev)
 	if (!ev->id || (unsigned)wqe_cm_id_state(ev->id) >= WQE_CM_STATE_COUNT ||
 	    !strcmp(wqe_cm_event_str(ev->type), "unknown"))
 		fz_die("a malformed event");
+	if (getenv("WQE_FUZZ_DEBUG"))
+		fprintf(stderr, "agent %d: %s, ID now %s\n", agent_of(ctx), wqe_cm_event_str(ev->type),
+			wqe_cm_state_str(wqe_cm_id_state(ev->id)));
 	if (ev->type == WQE_CM_EV_REQ_RECEIVED || ev->type == WQE_CM_EV_SIDR_REQ_RECEIVED)
 		own_add(ev->id, agent_of(ctx));
 }
@@ -380,16 +384,17 @@ static void seeds(const char *dir)
 		4, 0, 10, 64,		     /* A connects (RC, MTU 1024...) */
 		0, 0, 0, 2,		     /* deliver the REQ: B has an ID */
 		11, 1, 0, 1, 2,		     /* B: accept */
-		0, 0, 0, 2, 0, 0, 2,	     /* deliver REP, RTU */
+		0, 1, 0, 2, 0, 2,	     /* deliver REP, RTU */
 		3, 0, 4, 0, 0,		     /* A: disconnect */
 		0, 1, 0, 2, 0, 2,	     /* DREQ in */
 		11, 1, 5, 0, 0,		     /* B: DREP */
 		0, 0, 0, 2,		     /* DREP in */
 		7, 0xff, 0xff, 0xff, 0xff, 20, /* time */
 	};
-	static const uint8_t sidr[] = {13, 1, 0, 6, 1, 12, 0, 0, 0, 2, 11, 0, 8, 0, 0, 0, 0, 0, 2};
-	static const uint8_t mra[] = {13, 0, 0, 4, 0, 10, 64, 0, 0, 0, 2, 11, 0, 2, 20, 0,
-				      0, 0, 0, 2, 7, 0, 0, 0, 1, 23, 11, 0, 0, 1, 2, 0, 7, 0, 2};
+	static const uint8_t sidr[] = {13, 1, 0, 6, 1, 12, 0, 0, 0, 2, 11, 1, 8, 0, 0, 0, 0, 0, 2};
+	static const uint8_t mra[] = {13, 0, 0, 4, 0, 10, 64, 0, 0, 0, 2, 11, 1, 2, 20, 0,
+				      0, 0, 0, 2, 7, 0, 0, 0, 1, 23, 11, 1, 0, 1, 2, 0, 7,
+				      0, 2, 0, 2, 0, 2};
 	static const uint8_t tmo[] = {4, 0, 3, 18, 7, 0xff, 0xff, 0, 0, 23, 7, 0xff, 0xff, 0, 0, 23,
 				      7, 0xff, 0xff, 0, 0, 23, 7, 0xff, 0xff, 0, 0, 23};
 	static const uint8_t forge[] = {13, 0, 0, 9, 0, 0x81, 1, 2, 3, 4, 5, 6, 7, 8, 9,

@@ -145,7 +145,8 @@ struct wqe_cm_id *cm_id_alloc(struct wqe_cm_agent *a)
 	if (!slot)
 		return NULL;
 	/* A random local ID no ID of ours holds, TIMEWAIT ones included
-	 * (IBTA 12.9.8.7: not reused while the old one may still be heard). */
+	 * (the IBTA's TimeWait state, 12.9: not reused while the old one may
+	 * still be heard). */
 	do
 		lid = cm_random(a);
 	while (!lid || cm_find_local(a, lid));
@@ -275,7 +276,7 @@ void cm_enter_timewait(struct wqe_cm_id *id)
 {
 	/* ib_cm's cm_enter_timewait(): the local ACK timeout of the path
 	 * (packet life time + 1), during which a late packet of the old
-	 * connection may still arrive (IBTA 12.9.8.7). */
+	 * connection may still arrive (IBTA 12.9, the TimeWait state). */
 	cm_set_state(id, WQE_CM_TIMEWAIT);
 	id->deadline_ns = cm_now(id->agent) + wqe_cm_timeout_ns((uint8_t)(id->packet_life_time + 1));
 	if (!id->deadline_ns)
