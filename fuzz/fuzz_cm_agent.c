@@ -23,7 +23,9 @@
  * agent allocates nothing after creation, so memory is bounded by
  * construction and these counts are what it holds); every ID the harness
  * holds is in a defined state; a refusal code is a defined one; every MAD
- * an agent sends decodes (the agent never emits what the codec refuses).
+ * an agent sends decodes (the agent never emits what the codec refuses);
+ * a refused MAD leaves every held ID's state and peer ID, the agent's
+ * counts and its next deadline as they were.
  *
  * WQE_FUZZ_SEEDS=DIR fuzz_cm_agent -runs=0 writes the seed corpus;
  * WQE_FUZZ_DEBUG=1 fuzz_cm_agent FILE prints every event.
@@ -141,12 +143,46 @@ static void check_bounds(void)
 			fz_die("an ID in an undefined state");
 }
 
+/* What a refusal must leave as it was: every held ID's state and peer
+ * ID, the agent's counts and its next deadline. */
+struct snap {
+	enum wqe_cm_state st[NOWN];
+	uint32_t rid[NOWN];
+	struct wqe_cm_agent_stats as;
+	uint64_t deadline;
+};
+
+static void take(struct snap *s, int k)
+{
+	for (int i = 0; i < S.nown; i++) {
+		s->st[i] = wqe_cm_id_state(S.own[i].id);
+		s->rid[i] = wqe_cm_id_remote_id(S.own[i].id);
+	}
+	wqe_cm_agent_stats(S.ag[k], &s->as);
+	s->deadline = wqe_cm_agent_next_deadline(S.ag[k]);
+}
+
 static void receive(int k, const struct wqe_cm_addr *from, const uint8_t *mad, size_t len)
 {
-	int r = wqe_cm_agent_receive(S.ag[k], from, mad, len);
+	struct snap before, after;
+	const int nown = S.nown;
+	int r;
 
+	take(&before, k);
+	r = wqe_cm_agent_receive(S.ag[k], from, mad, len);
 	if (r < 0 || r >= WQE_CM_RX_REFUSAL_COUNT)
 		fz_die("receive returned %d", r);
+	if (r == WQE_CM_RX_OK)
+		return;
+	take(&after, k);
+	if (S.nown != nown || after.as.ids != before.as.ids ||
+	    after.as.req_rcvd != before.as.req_rcvd || after.as.timewait != before.as.timewait ||
+	    after.deadline != before.deadline)
+		fz_die("refusal %s changed the agent's counts or timers", wqe_cm_refusal_str(r));
+	for (int i = 0; i < nown; i++)
+		if (after.st[i] != before.st[i] || after.rid[i] != before.rid[i])
+			fz_die("refusal %s changed an ID (%s -> %s)", wqe_cm_refusal_str(r),
+			       wqe_cm_state_str(before.st[i]), wqe_cm_state_str(after.st[i]));
 }
 
 static void op_deliver(struct fz_in *in)

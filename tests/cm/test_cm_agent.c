@@ -4,8 +4,10 @@
  * simulated clock (cm_net.h): connect, accept, RTU, established, DREQ,
  * DREP, TIMEWAIT for exactly its time; a reject; an MRA and the wait it
  * buys; every timeout with its retries counted exactly and its event at
- * its exact time; SIDR; the QP attributes of both sides; random local IDs;
- * and 40 seeded runs on a queue that drops, duplicates and reorders.
+ * its exact time; SIDR; the QP attributes of both sides (RC and UC);
+ * random local IDs; wqe_cm_destroy_id() in each state; both sides
+ * disconnecting at once; established by the QP's first packet; REJ Stale
+ * Connection into TIMEWAIT; and 40 seeded runs on a queue that drops, duplicates and reorders.
  */
 #include <errno.h>
 #include <string.h>
@@ -522,6 +524,130 @@ static void test_lossy(void)
 	}
 }
 
+/* wqe_cm_destroy_id() in each state says ib_cm's last word: REJ Timeout
+ * from REQ_SENT, REJ Consumer Defined before the RTU, a DREQ from
+ * ESTABLISHED (then a silent TIMEWAIT, the ID freed at its end). */
+static void test_destroy(void)
+{
+	struct wqe_cm_conn_param p;
+	struct wqe_cm_agent_stats st;
+	struct wqe_cm_id *a, *b;
+	const struct wqe_cm_msg *m;
+	int nev;
+
+	net_init(&n, 2, 20, NULL);
+	CHECK(wqe_cm_listen(n.nodes[1].agent, SID, 0, NULL) != NULL);
+	net_conn_param(&n, 0, 1, SID, &p);
+	/* REQ_SENT: REJ Timeout with the CA GUID; B's ID goes */
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	net_advance(&n, 1500);
+	b = n.nodes[1].last_new;
+	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_REQ_RCVD);
+	CHECK_EQ(wqe_cm_destroy_id(a), 0);
+	CHECK_EQ(wqe_cm_destroy_id(a), EINVAL); /* once */
+	m = net_last_sent(&n, 0, WQE_CM_ATTR_REJ);
+	CHECK(m && m->u.rej.reason == WQE_CM_REJ_TIMEOUT && m->u.rej.ari_len == 8);
+	net_run(&n, 1000 * MS);
+	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_IDLE);
+	CHECK_EQ(net_count_ev(&n, 1, WQE_CM_EV_REJ_RECEIVED), 1);
+	wqe_cm_agent_stats(n.nodes[0].agent, &st);
+	CHECK_EQ(st.ids, 0);
+	CHECK_EQ(wqe_cm_destroy_id(b), 0);
+	/* REQ_RCVD: REJ Consumer Defined */
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	net_advance(&n, 1500);
+	b = n.nodes[1].last_new;
+	CHECK_EQ(wqe_cm_destroy_id(b), 0);
+	net_run(&n, 1000 * MS);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_IDLE);
+	m = net_last_sent(&n, 1, WQE_CM_ATTR_REJ);
+	CHECK(m && m->u.rej.reason == WQE_CM_REJ_CONSUMER_DEFINED &&
+	      m->u.rej.msg_rejected == WQE_CM_MSG_REQ);
+	CHECK_EQ(wqe_cm_destroy_id(a), 0);
+	/* ESTABLISHED: one DREQ, nothing reported, freed after TIMEWAIT */
+	n.nodes[1].au.accept = 1;
+	n.nodes[1].au.drep = 1;
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	net_run(&n, 1000 * MS);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_ESTABLISHED);
+	nev = net_count_ev(&n, 0, WQE_CM_EV_DREP_RECEIVED) + net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT);
+	CHECK_EQ(wqe_cm_destroy_id(a), 0);
+	wqe_cm_agent_stats(n.nodes[0].agent, &st);
+	CHECK_EQ(st.ids, 1);
+	CHECK_EQ(st.timewait, 1);
+	net_run(&n, 1000 * MS);
+	CHECK_EQ(net_count_sent(&n, 0, WQE_CM_ATTR_DREQ), 1);
+	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_DREP_RECEIVED) +
+			 net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT),
+		 nev);
+	wqe_cm_agent_stats(n.nodes[0].agent, &st);
+	CHECK_EQ(st.ids, 0);
+	CHECK_EQ(wqe_cm_id_state(n.nodes[1].last_new), WQE_CM_IDLE); /* B: DREQ, DREP, TIMEWAIT */
+	net_fini(&n);
+}
+
+/* Both sides disconnect at once; the passive side established by its QP's
+ * first packet (the RTU lost); a UC connection's QP attributes; a REJ
+ * Stale Connection leads to TIMEWAIT. */
+static void test_corners(void)
+{
+	struct wqe_cm_conn_param p;
+	struct wqe_cm_id *a, *b;
+	struct wqe_qp_attr qa;
+	int mask;
+
+	net_init(&n, 2, 21, NULL);
+	n.nodes[0].au.drep = n.nodes[1].au.drep = 1;
+	establish(&n, &a, &b);
+	CHECK_EQ(wqe_cm_disconnect(a, NULL, 0), 0);
+	CHECK_EQ(wqe_cm_disconnect(b, NULL, 0), 0);
+	net_run(&n, 1000 * MS);
+	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_DREQ_RECEIVED), 1);
+	CHECK_EQ(net_count_ev(&n, 1, WQE_CM_EV_DREQ_RECEIVED), 1);
+	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT), 1);
+	CHECK_EQ(net_count_ev(&n, 1, WQE_CM_EV_TIMEWAIT_EXIT), 1);
+	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_DREQ_ERROR) + net_count_ev(&n, 1, WQE_CM_EV_DREQ_ERROR),
+		 0);
+	net_fini(&n);
+
+	net_init(&n, 2, 22, NULL);
+	CHECK(wqe_cm_listen(n.nodes[1].agent, SID, 0, NULL) != NULL);
+	n.nodes[1].au.accept = 1;
+	net_conn_param(&n, 0, 1, SID, &p);
+	p.transport = WQE_CM_TRANSPORT_UC;
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	net_advance(&n, 1500); /* REQ in, REP sent */
+	b = n.nodes[1].last_new;
+	n.drop_to[1] = 1;      /* the RTU is lost */
+	net_advance(&n, 2000);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_ESTABLISHED);
+	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_REP_SENT);
+	CHECK_EQ(wqe_cm_established(b), 0); /* WQE_EVENT_COMM_EST on its QP */
+	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_ESTABLISHED);
+	CHECK_EQ(wqe_cm_established(b), EINVAL);
+	CHECK_EQ(wqe_cm_agent_next_deadline(n.nodes[1].agent), UINT64_MAX); /* no REP resend */
+	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_INIT, &qa, &mask), 0);
+	CHECK_EQ(qa.qp_access_flags, WQE_ACCESS_REMOTE_WRITE);
+	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_RTR, &qa, &mask), 0);
+	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN);
+	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_RTS, &qa, &mask), 0);
+	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_SQ_PSN);
+	net_fini(&n);
+
+	/* REJ Stale Connection: the active ID waits out TIMEWAIT */
+	net_init(&n, 2, 23, NULL);
+	CHECK(wqe_cm_listen(n.nodes[1].agent, SID, 0, NULL) != NULL);
+	n.nodes[1].au.reject = WQE_CM_REJ_STALE_CONN;
+	net_conn_param(&n, 0, 1, SID, &p);
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	net_advance(&n, 3000);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_TIMEWAIT);
+	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_REJ_RECEIVED), 1);
+	net_advance(&n, T_TW);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_IDLE);
+	net_fini(&n);
+}
+
 int main(void)
 {
 	test_connect_disconnect();
@@ -531,5 +657,7 @@ int main(void)
 	test_sidr();
 	test_ids();
 	test_lossy();
+	test_destroy();
+	test_corners();
 	return test_finish();
 }
