@@ -37,8 +37,8 @@
 #include "fuzz_util.h"
 #include "wqe/cm.h"
 
-#define NQ 64
-#define NOWN 64
+#define NQ     64
+#define NOWN   64
 #define MAXIDS 16
 #define MAXREQ 6
 
@@ -109,8 +109,8 @@ static void cb_event(void *ctx, const struct wqe_cm_event *ev)
 	    !strcmp(wqe_cm_event_str(ev->type), "unknown"))
 		fz_die("a malformed event");
 	if (getenv("WQE_FUZZ_DEBUG"))
-		fprintf(stderr, "agent %d: %s, ID now %s\n", agent_of(ctx), wqe_cm_event_str(ev->type),
-			wqe_cm_state_str(wqe_cm_id_state(ev->id)));
+		fprintf(stderr, "agent %d: %s, ID now %s\n", agent_of(ctx),
+			wqe_cm_event_str(ev->type), wqe_cm_state_str(wqe_cm_id_state(ev->id)));
 	if (ev->type == WQE_CM_EV_REQ_RECEIVED || ev->type == WQE_CM_EV_SIDR_REQ_RECEIVED)
 		own_add(ev->id, agent_of(ctx));
 }
@@ -288,12 +288,16 @@ static void op_call(struct fz_in *in, int k)
 	memset(pd, a1, sizeof(pd));
 	switch (what % 11) {
 	case 0: {
-		struct wqe_cm_accept_param p = {
-			.local_qpn = 0x100u + a1, .starting_psn = (uint32_t)a2 << 16,
-			.responder_resources = a1, .initiator_depth = a2,
-			.target_ack_delay = (uint8_t)(a2 % 40), .rnr_retry_count = (uint8_t)(a1 % 9),
-			.min_rnr_timer = (uint8_t)(a2 % 33), .srq = (uint8_t)(a1 & 1),
-			.private_data = pd, .private_data_len = (size_t)a2};
+		struct wqe_cm_accept_param p = {.local_qpn = 0x100u + a1,
+						.starting_psn = (uint32_t)a2 << 16,
+						.responder_resources = a1,
+						.initiator_depth = a2,
+						.target_ack_delay = (uint8_t)(a2 % 40),
+						.rnr_retry_count = (uint8_t)(a1 % 9),
+						.min_rnr_timer = (uint8_t)(a2 % 33),
+						.srq = (uint8_t)(a1 & 1),
+						.private_data = pd,
+						.private_data_len = (size_t)a2};
 		(void)wqe_cm_accept(id, &p);
 		break;
 	}
@@ -416,25 +420,26 @@ static void write_seed(const char *dir, int i, const uint8_t *p, size_t n)
 static void seeds(const char *dir)
 {
 	static const uint8_t conn[] = {
-		13, 0, 0,		     /* B listens on sids[0] */
-		4, 0, 10, 64,		     /* A connects (RC, MTU 1024...) */
-		0, 0, 0, 2,		     /* deliver the REQ: B has an ID */
-		11, 1, 0, 1, 2,		     /* B: accept */
-		0, 1, 0, 2, 0, 2,	     /* deliver REP, RTU */
-		3, 0, 4, 0, 0,		     /* A: disconnect */
-		0, 1, 0, 2, 0, 2,	     /* DREQ in */
-		11, 1, 5, 0, 0,		     /* B: DREP */
-		0, 0, 0, 2,		     /* DREP in */
-		7, 0xff, 0xff, 0xff, 0xff, 20, /* time */
+	    13, 0,    0,		    /* B listens on sids[0] */
+	    4,	0,    10,   64,		    /* A connects (RC, MTU 1024...) */
+	    0,	0,    0,    2,		    /* deliver the REQ: B has an ID */
+	    11, 1,    0,    1,	  2,	    /* B: accept */
+	    0,	1,    0,    2,	  0,	2,  /* deliver REP, RTU */
+	    3,	0,    4,    0,	  0,	    /* A: disconnect */
+	    0,	1,    0,    2,	  0,	2,  /* DREQ in */
+	    11, 1,    5,    0,	  0,	    /* B: DREP */
+	    0,	0,    0,    2,		    /* DREP in */
+	    7,	0xff, 0xff, 0xff, 0xff, 20, /* time */
 	};
 	static const uint8_t sidr[] = {13, 1, 0, 6, 1, 12, 0, 0, 0, 2, 11, 1, 8, 0, 0, 0, 0, 0, 2};
-	static const uint8_t mra[] = {13, 0, 0, 4, 0, 10, 64, 0, 0, 0, 2, 11, 1, 2, 20, 0,
-				      0, 0, 0, 2, 7, 0, 0, 0, 1, 23, 11, 1, 0, 1, 2, 0, 7,
-				      0, 2, 0, 2, 0, 2};
-	static const uint8_t tmo[] = {4, 0, 3, 18, 7, 0xff, 0xff, 0, 0, 23, 7, 0xff, 0xff, 0, 0, 23,
-				      7, 0xff, 0xff, 0, 0, 23, 7, 0xff, 0xff, 0, 0, 23};
-	static const uint8_t forge[] = {13, 0, 0, 9, 0, 0x81, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-					9, 3, 0x80, 0, 0, 0, 0, 10, 0x80, 0, 0, 0, 0};
+	static const uint8_t mra[] = {13, 0,  0, 4, 0, 10, 64, 0, 0, 0, 2, 11, 1,
+				      2,  20, 0, 0, 0, 0,  2,  7, 0, 0, 0, 1,  23,
+				      11, 1,  0, 1, 2, 0,  7,  0, 2, 0, 2, 0,  2};
+	static const uint8_t tmo[] = {4, 0,    3,    18,   7,	 0xff, 0xff, 0,	   0,	 23,
+				      7, 0xff, 0xff, 0,	   0,	 23,   7,    0xff, 0xff, 0,
+				      0, 23,   7,    0xff, 0xff, 0,    0,    23};
+	static const uint8_t forge[] = {13, 0, 0, 9,	0, 0x81, 1, 2, 3,  4,	 5, 6, 7, 8,
+					9,  9, 3, 0x80, 0, 0,	 0, 0, 10, 0x80, 0, 0, 0, 0};
 
 	write_seed(dir, 0, conn, sizeof(conn));
 	write_seed(dir, 1, sidr, sizeof(sidr));
@@ -454,7 +459,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct wqe_cm_agent_ops ops = {
-		.send = cb_send, .event = cb_event, .now_ns = cb_now, .random = cb_random};
+	    .send = cb_send, .event = cb_event, .now_ns = cb_now, .random = cb_random};
 	struct fz_in in = {.p = data, .len = size, .pos = 0};
 	int ops_left = 512;
 
@@ -475,14 +480,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const int k = (op >> 3) & 1;
 
 		switch (op & 7) {
-		case 0: op_deliver(&in); break;
-		case 1: op_forge(&in, k); break;
-		case 2: op_raw(&in, k); break;
-		case 3: op_call(&in, k); break;
-		case 4: op_connect(&in, k); break;
-		case 5: op_listen(&in, k); break;
-		case 6: op_sidr(&in, k); break;
-		default: op_time(&in); break;
+		case 0:
+			op_deliver(&in);
+			break;
+		case 1:
+			op_forge(&in, k);
+			break;
+		case 2:
+			op_raw(&in, k);
+			break;
+		case 3:
+			op_call(&in, k);
+			break;
+		case 4:
+			op_connect(&in, k);
+			break;
+		case 5:
+			op_listen(&in, k);
+			break;
+		case 6:
+			op_sidr(&in, k);
+			break;
+		default:
+			op_time(&in);
+			break;
 		}
 		check_bounds();
 	}

@@ -584,7 +584,8 @@ enum wqe_cm_event_type {
 	WQE_CM_EV_REP_ERROR,	     /* passive: no RTU within the retries (REJ Timeout sent) */
 	WQE_CM_EV_RTU_RECEIVED,	     /* passive: ESTABLISHED; ev.msg the RTU */
 	WQE_CM_EV_MRA_RECEIVED,	     /* the peer asked for more time; ev.msg the MRA */
-	WQE_CM_EV_REJ_RECEIVED,	     /* ev.msg the REJ, ev.reason its reason */
+	WQE_CM_EV_REJ_RECEIVED,	     /* ev.msg the REJ, ev.reason its reason; the ID in IDLE
+				      * (TIMEWAIT for Stale Connection) */
 	WQE_CM_EV_DREQ_RECEIVED,     /* ID in DREQ_RCVD; answer with wqe_cm_drep() */
 	WQE_CM_EV_DREQ_ERROR,	     /* no DREP within the retries: ID in TIMEWAIT */
 	WQE_CM_EV_DREP_RECEIVED,     /* ID in TIMEWAIT */
@@ -604,7 +605,8 @@ WQE_API const char *wqe_cm_event_str(enum wqe_cm_event_type t);
  * @context:    the ID's context (for a new ID, the listener's).
  * @msg:        the message that caused it, decoded, or NULL (timeouts,
  *              TIMEWAIT exit).
- * @reason:     REJ_RECEIVED: the REJ's reason; errors: WQE_CM_REJ_TIMEOUT.
+ * @reason:     REJ_RECEIVED: the REJ's reason; SIDR_REP_RECEIVED: its
+ *              status; the *_ERROR events: WQE_CM_REJ_TIMEOUT.
  * @from:       the address the message came from (zeroed if none).
  */
 struct wqe_cm_event {
@@ -626,7 +628,9 @@ enum wqe_cm_refusal {
 	WQE_CM_RX_UNKNOWN_ID,	 /* no ID of ours is named (REP: REJ Invalid Comm ID;
 				  * DREQ: DREP; others dropped) */
 	WQE_CM_RX_BAD_STATE,	 /* the ID is in a state that does not take it: dropped */
-	WQE_CM_RX_DUPLICATE,	 /* a replay: answered as ib_cm does (MRA, RTU, DREP) or dropped */
+	WQE_CM_RX_DUPLICATE,	 /* a replay: answered as ib_cm does (the MRA, RTU or
+				  * DREP again; REJ Stale Connection for a REQ in
+				  * TIMEWAIT) or dropped */
 	WQE_CM_RX_STALE,	 /* REQ for a QP of the peer still connected or in
 				  * TIMEWAIT: REJ Stale Connection */
 	WQE_CM_RX_NO_LISTENER,	 /* REQ: REJ Invalid Service ID; SIDR_REQ: SIDR_REP Unsupported */
@@ -734,8 +738,8 @@ WQE_API void wqe_cm_id_set_context(struct wqe_cm_id *id, void *context);
  * event). No event is reported for it afterwards. As ib_cm's
  * cm_destroy_id(): REQ_SENT/MRA_REQ_RCVD send REJ Timeout;
  * REQ_RCVD/MRA_REQ_SENT/REP_RCVD/MRA_REP_SENT/REP_SENT/MRA_REP_RCVD send
- * REJ Consumer Defined; ESTABLISHED sends a DREQ (once) and DREQ_RCVD a
- * DREP; the ID then waits out TIMEWAIT inside the agent (its local ID
+ * REJ Consumer Defined; SIDR_REQ_RCVD a SIDR_REP Reject; ESTABLISHED sends
+ * a DREQ (once) and DREQ_RCVD a DREP; the ID then waits out TIMEWAIT inside the agent (its local ID
  * stays reserved) and is freed. Returns 0 or EINVAL (NULL).
  */
 WQE_API int wqe_cm_destroy_id(struct wqe_cm_id *id);
@@ -752,7 +756,10 @@ WQE_API struct wqe_cm_id *wqe_cm_listen(struct wqe_cm_agent *agent, uint64_t ser
 
 /*
  * What the active side asks in its REQ (IBTA 12.6.5).
- * @peer: where the REQ goes (the peer's GID; qpn 1; pkey also the REQ's).
+ * @peer: where the REQ goes (the peer's GID; qpn ignored, always 1; pkey
+ *     also the REQ's, 0 meaning 0xffff).
+ * @local_qpn: our QP (2 to 0xffffff); @starting_psn 24 bits.
+ * @path_mtu: 1 (256) to 5 (4096); @flow_label 20 bits; @sl 0-15.
  * @transport: WQE_CM_TRANSPORT_RC or _UC.
  * @packet_life_time: 0-30, the path's (4.096 us x 2^t); the REQ's local
  *     ACK timeout is this + 1 (ib_cm's cm_ack_timeout() with no CA ACK
@@ -798,8 +805,9 @@ struct wqe_cm_conn_param {
 };
 
 /* wqe_cm_connect - a new active ID that sends a REQ built from @p and
- * waits in REQ_SENT. NULL on error: EINVAL (a field out of range or
- * private data over 92 bytes), ENOSPC. */
+ * waits in REQ_SENT (the consumer may now take its QP to INIT). NULL on
+ * error: EINVAL (NULL, a field out of range, a transport other than RC or
+ * UC, private data over 92 bytes), ENOSPC (the ID table is full). */
 WQE_API struct wqe_cm_id *wqe_cm_connect(struct wqe_cm_agent *agent,
 					 const struct wqe_cm_conn_param *p, void *context);
 

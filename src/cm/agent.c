@@ -12,10 +12,9 @@
 #include "cm/agent_int.h"
 
 static const char *const state_names[WQE_CM_STATE_COUNT] = {
-	"IDLE",		"LISTEN",	"REQ_SENT",	 "REQ_RCVD",	  "MRA_REQ_SENT",
-	"MRA_REQ_RCVD", "REP_SENT",	"REP_RCVD",	 "MRA_REP_SENT",  "MRA_REP_RCVD",
-	"ESTABLISHED",	"DREQ_SENT",	"DREQ_RCVD",	 "TIMEWAIT",	  "SIDR_REQ_SENT",
-	"SIDR_REQ_RCVD",
+    "IDLE",	 "LISTEN",   "REQ_SENT",      "REQ_RCVD",      "MRA_REQ_SENT", "MRA_REQ_RCVD",
+    "REP_SENT",	 "REP_RCVD", "MRA_REP_SENT",  "MRA_REP_RCVD",  "ESTABLISHED",  "DREQ_SENT",
+    "DREQ_RCVD", "TIMEWAIT", "SIDR_REQ_SENT", "SIDR_REQ_RCVD",
 };
 
 const char *wqe_cm_state_str(enum wqe_cm_state s)
@@ -24,21 +23,20 @@ const char *wqe_cm_state_str(enum wqe_cm_state s)
 }
 
 static const char *const event_names[] = {
-	"REQ_RECEIVED",	 "REQ_ERROR",	      "REP_RECEIVED",	   "REP_ERROR",
-	"RTU_RECEIVED",	 "MRA_RECEIVED",      "REJ_RECEIVED",	   "DREQ_RECEIVED",
-	"DREQ_ERROR",	 "DREP_RECEIVED",     "TIMEWAIT_EXIT",	   "SIDR_REQ_RECEIVED",
-	"SIDR_REQ_ERROR", "SIDR_REP_RECEIVED",
+    "REQ_RECEIVED",  "REQ_ERROR",	  "REP_RECEIVED",   "REP_ERROR",	 "RTU_RECEIVED",
+    "MRA_RECEIVED",  "REJ_RECEIVED",	  "DREQ_RECEIVED",  "DREQ_ERROR",	 "DREP_RECEIVED",
+    "TIMEWAIT_EXIT", "SIDR_REQ_RECEIVED", "SIDR_REQ_ERROR", "SIDR_REP_RECEIVED",
 };
 
 const char *wqe_cm_event_str(enum wqe_cm_event_type t)
 {
 	return (unsigned)t < sizeof(event_names) / sizeof(event_names[0]) ? event_names[t]
-									   : "unknown";
+									  : "unknown";
 }
 
 static const char *const refusal_names[WQE_CM_RX_REFUSAL_COUNT] = {
-	"ok",	     "malformed",    "unknown ID",   "bad state",   "duplicate",
-	"stale",     "no listener",  "no resources", "unsupported", "mismatch",
+    "ok",    "malformed",   "unknown ID",   "bad state",   "duplicate",
+    "stale", "no listener", "no resources", "unsupported", "mismatch",
 };
 
 const char *wqe_cm_refusal_str(enum wqe_cm_refusal r)
@@ -56,8 +54,7 @@ struct wqe_cm_agent *wqe_cm_agent_create(const struct wqe_cm_agent_attr *attr,
 {
 	struct wqe_cm_agent *a;
 
-	if (!attr || !ops || !ops->send || !ops->event || !ops->now_ns ||
-	    attr->max_ids > 65536) {
+	if (!attr || !ops || !ops->send || !ops->event || !ops->now_ns || attr->max_ids > 65536) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -177,8 +174,8 @@ void cm_set_state(struct wqe_cm_id *id, enum wqe_cm_state s)
 	if (was != is) {
 		a->st.req_rcvd = was ? a->st.req_rcvd - 1 : a->st.req_rcvd + 1;
 		if (id->listener)
-			id->listener->pending = was ? id->listener->pending - 1
-						    : id->listener->pending + 1;
+			id->listener->pending =
+			    was ? id->listener->pending - 1 : id->listener->pending + 1;
 	}
 	if ((id->state == WQE_CM_TIMEWAIT) != (s == WQE_CM_TIMEWAIT))
 		a->st.timewait = s == WQE_CM_TIMEWAIT ? a->st.timewait + 1 : a->st.timewait - 1;
@@ -278,7 +275,8 @@ void cm_enter_timewait(struct wqe_cm_id *id)
 	 * (packet life time + 1), during which a late packet of the old
 	 * connection may still arrive (IBTA 12.9, the TimeWait state). */
 	cm_set_state(id, WQE_CM_TIMEWAIT);
-	id->deadline_ns = cm_now(id->agent) + wqe_cm_timeout_ns((uint8_t)(id->packet_life_time + 1));
+	id->deadline_ns =
+	    cm_now(id->agent) + wqe_cm_timeout_ns((uint8_t)(id->packet_life_time + 1));
 	if (!id->deadline_ns)
 		id->deadline_ns = 1;
 }
@@ -309,10 +307,10 @@ static void cm_timed_out(struct wqe_cm_id *id)
 {
 	struct wqe_cm_agent *a = id->agent;
 	const uint8_t guid[8] = {
-		(uint8_t)(a->attr.ca_guid >> 56), (uint8_t)(a->attr.ca_guid >> 48),
-		(uint8_t)(a->attr.ca_guid >> 40), (uint8_t)(a->attr.ca_guid >> 32),
-		(uint8_t)(a->attr.ca_guid >> 24), (uint8_t)(a->attr.ca_guid >> 16),
-		(uint8_t)(a->attr.ca_guid >> 8),  (uint8_t)a->attr.ca_guid,
+	    (uint8_t)(a->attr.ca_guid >> 56), (uint8_t)(a->attr.ca_guid >> 48),
+	    (uint8_t)(a->attr.ca_guid >> 40), (uint8_t)(a->attr.ca_guid >> 32),
+	    (uint8_t)(a->attr.ca_guid >> 24), (uint8_t)(a->attr.ca_guid >> 16),
+	    (uint8_t)(a->attr.ca_guid >> 8),  (uint8_t)a->attr.ca_guid,
 	};
 
 	a->st.timeouts++;
@@ -416,8 +414,8 @@ void wqe_cm_agent_stats(const struct wqe_cm_agent *a, struct wqe_cm_agent_stats 
 		*s = a->st;
 }
 
-int wqe_cm_agent_receive(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
-			 const uint8_t *mad, size_t len)
+int wqe_cm_agent_receive(struct wqe_cm_agent *a, const struct wqe_cm_addr *from, const uint8_t *mad,
+			 size_t len)
 {
 	struct wqe_cm_msg m;
 	int r, k;

@@ -140,8 +140,9 @@ struct wqe_cm_id *wqe_cm_connect(struct wqe_cm_agent *a, const struct wqe_cm_con
 	cm_set_state(id, WQE_CM_REQ_SENT);
 	(void)cm_send_msg(a, &id->peer, &m, id->mad);
 	/* ib_cm: twice the packet life time plus the peer's response time. */
-	cm_arm(id, 2 * wqe_cm_timeout_ns(p->packet_life_time) +
-			   wqe_cm_timeout_ns(p->remote_cm_response_timeout),
+	cm_arm(id,
+	       2 * wqe_cm_timeout_ns(p->packet_life_time) +
+		   wqe_cm_timeout_ns(p->remote_cm_response_timeout),
 	       p->max_cm_retries);
 	return id;
 }
@@ -438,10 +439,11 @@ int wqe_cm_qp_attr(const struct wqe_cm_id *id, enum wqe_qp_state state, struct w
 		     s != WQE_CM_SIDR_REQ_SENT && s != WQE_CM_SIDR_REQ_RCVD;
 		break;
 	case WQE_QPS_RTR:
-		ok = id->have_remote_qpn &&
-		     (s == WQE_CM_REQ_RCVD || s == WQE_CM_MRA_REQ_SENT || s == WQE_CM_REP_SENT ||
-		      s == WQE_CM_MRA_REP_RCVD || s == WQE_CM_REP_RCVD || s == WQE_CM_MRA_REP_SENT ||
-		      s == WQE_CM_ESTABLISHED || s == WQE_CM_DREQ_SENT || s == WQE_CM_DREQ_RCVD);
+		ok =
+		    id->have_remote_qpn &&
+		    (s == WQE_CM_REQ_RCVD || s == WQE_CM_MRA_REQ_SENT || s == WQE_CM_REP_SENT ||
+		     s == WQE_CM_MRA_REP_RCVD || s == WQE_CM_REP_RCVD || s == WQE_CM_MRA_REP_SENT ||
+		     s == WQE_CM_ESTABLISHED || s == WQE_CM_DREQ_SENT || s == WQE_CM_DREQ_RCVD);
 		break;
 	case WQE_QPS_RTS:
 		ok = id->rep_done &&
@@ -476,7 +478,8 @@ int wqe_cm_qp_attr(const struct wqe_cm_id *id, enum wqe_qp_state state, struct w
 		attr->rq_psn = id->remote_psn;
 		*mask |= WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN;
 		if (id->transport == WQE_CM_TRANSPORT_RC) {
-			attr->max_dest_rd_atomic = id->responder_resources > 16 ? 16 : id->responder_resources;
+			attr->max_dest_rd_atomic =
+			    id->responder_resources > 16 ? 16 : id->responder_resources;
 			attr->min_rnr_timer = id->min_rnr_timer;
 			*mask |= WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER;
 		}

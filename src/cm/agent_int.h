@@ -20,7 +20,7 @@ struct wqe_cm_id {
 	struct wqe_cm_agent *agent;
 	uint8_t in_use;
 	uint8_t detached;
-	uint8_t active;	    /* we sent the REQ (or SIDR_REQ) */
+	uint8_t active; /* we sent the REQ (or SIDR_REQ) */
 	uint8_t manual_rtu;
 	enum wqe_cm_state state;
 	uint32_t gen; /* bumped at every (re)use of the slot */
@@ -31,8 +31,8 @@ struct wqe_cm_id {
 	uint64_t tid;
 	uint64_t service_id;
 	struct wqe_cm_addr peer;
-	uint32_t backlog;   /* LISTEN: the bound on its REQ_RCVD IDs */
-	uint32_t pending;   /* LISTEN: its IDs in REQ_RCVD/MRA_REQ_SENT */
+	uint32_t backlog; /* LISTEN: the bound on its REQ_RCVD IDs */
+	uint32_t pending; /* LISTEN: its IDs in REQ_RCVD/MRA_REQ_SENT */
 
 	/* What the exchange agreed (for wqe_cm_qp_attr()). */
 	uint8_t transport;

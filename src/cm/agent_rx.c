@@ -15,8 +15,8 @@ static int same_gid(const union wqe_gid *a, const union wqe_gid *b)
 }
 
 /* The ID a message names by our local ID @lid, from the peer it holds. */
-static struct wqe_cm_id *named(struct wqe_cm_agent *a, uint32_t lid,
-			       const struct wqe_cm_addr *from, int *r)
+static struct wqe_cm_id *named(struct wqe_cm_agent *a, uint32_t lid, const struct wqe_cm_addr *from,
+			       int *r)
 {
 	struct wqe_cm_id *id = cm_find_local(a, lid);
 
@@ -118,7 +118,7 @@ static int rx_req(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 	/* ib_cm's cm_format_paths_from_req(): the packet life time is the
 	 * REQ's local ACK timeout less one. */
 	id->packet_life_time =
-		(uint8_t)(q->primary.local_ack_timeout ? q->primary.local_ack_timeout - 1 : 0);
+	    (uint8_t)(q->primary.local_ack_timeout ? q->primary.local_ack_timeout - 1 : 0);
 	id->retry_count = q->retry_count;
 	id->rnr_retry = q->rnr_retry_count;
 	id->responder_resources = q->initiator_depth;

@@ -33,8 +33,7 @@ static void enqueue(struct net *n, int dst, const struct wqe_cm_addr *from, cons
 	p = &n->q[n->nq++];
 	p->dst = dst;
 	p->from = *from;
-	p->at = n->now + n->delay_ns +
-		(n->jitter_ns ? test_rng_next(&n->rng) % n->jitter_ns : 0);
+	p->at = n->now + n->delay_ns + (n->jitter_ns ? test_rng_next(&n->rng) % n->jitter_ns : 0);
 	memcpy(p->mad, mad, WQE_MAD_LEN);
 }
 
@@ -75,16 +74,35 @@ static void pdata_of(const struct wqe_cm_msg *m, uint8_t *out)
 	if (!m)
 		return;
 	switch (m->hdr.attr_id) {
-	case WQE_CM_ATTR_REQ: p = m->u.req.private_data; break;
-	case WQE_CM_ATTR_REP: p = m->u.rep.private_data; break;
-	case WQE_CM_ATTR_REJ: p = m->u.rej.private_data; break;
-	case WQE_CM_ATTR_MRA: p = m->u.mra.private_data; break;
-	case WQE_CM_ATTR_RTU: p = m->u.rtu.private_data; break;
-	case WQE_CM_ATTR_DREQ: p = m->u.dreq.private_data; break;
-	case WQE_CM_ATTR_DREP: p = m->u.drep.private_data; break;
-	case WQE_CM_ATTR_SIDR_REQ: p = m->u.sidr_req.private_data; break;
-	case WQE_CM_ATTR_SIDR_REP: p = m->u.sidr_rep.private_data; break;
-	default: break;
+	case WQE_CM_ATTR_REQ:
+		p = m->u.req.private_data;
+		break;
+	case WQE_CM_ATTR_REP:
+		p = m->u.rep.private_data;
+		break;
+	case WQE_CM_ATTR_REJ:
+		p = m->u.rej.private_data;
+		break;
+	case WQE_CM_ATTR_MRA:
+		p = m->u.mra.private_data;
+		break;
+	case WQE_CM_ATTR_RTU:
+		p = m->u.rtu.private_data;
+		break;
+	case WQE_CM_ATTR_DREQ:
+		p = m->u.dreq.private_data;
+		break;
+	case WQE_CM_ATTR_DREP:
+		p = m->u.drep.private_data;
+		break;
+	case WQE_CM_ATTR_SIDR_REQ:
+		p = m->u.sidr_req.private_data;
+		break;
+	case WQE_CM_ATTR_SIDR_REP:
+		p = m->u.sidr_rep.private_data;
+		break;
+	default:
+		break;
 	}
 	if (p)
 		memcpy(out, p, 8);
@@ -119,8 +137,9 @@ static void cb_event(void *ctx, const struct wqe_cm_event *ev)
 	case WQE_CM_EV_SIDR_REQ_RECEIVED:
 		me->last_new = ev->id;
 		if (me->au.sidr) {
-			CHECK_EQ(wqe_cm_sidr_rep(ev->id, WQE_CM_SIDR_SUCCESS, 0x111, 0x2222, "ud", 2),
-				 0);
+			CHECK_EQ(
+			    wqe_cm_sidr_rep(ev->id, WQE_CM_SIDR_SUCCESS, 0x111, 0x2222, "ud", 2),
+			    0);
 			if (me->au.destroy)
 				CHECK_EQ(wqe_cm_destroy_id(ev->id), 0);
 		}
@@ -159,7 +178,7 @@ static uint32_t cb_random(void *ctx)
 void net_init(struct net *n, int nodes, uint64_t seed, const struct wqe_cm_agent_attr *attr)
 {
 	static const struct wqe_cm_agent_ops ops = {
-		.send = cb_send, .event = cb_event, .now_ns = cb_now, .random = cb_random};
+	    .send = cb_send, .event = cb_event, .now_ns = cb_now, .random = cb_random};
 
 	memset(n, 0, sizeof(*n));
 	n->now = 1000000;

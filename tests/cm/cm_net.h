@@ -12,8 +12,8 @@
 #include "wqe/cm.h"
 
 #define NET_MAX_NODES 3
-#define NET_QUEUE 4096
-#define NET_LOG 4096
+#define NET_QUEUE     4096
+#define NET_LOG	      4096
 
 struct net_pkt {
 	int dst;
@@ -24,12 +24,12 @@ struct net_pkt {
 
 /* What a node does by itself on an event. */
 struct node_auto {
-	int accept;	/* REQ_RECEIVED: accept (with accept_param) */
-	int reject;	/* REQ_RECEIVED: reject with this reason instead */
-	int mra;	/* REQ_RECEIVED: send an MRA with this service timeout + 1 first */
-	int drep;	/* DREQ_RECEIVED: send the DREP */
-	int destroy;	/* TIMEWAIT_EXIT, *_ERROR, REJ_RECEIVED, SIDR_REP: destroy the ID */
-	int sidr;	/* SIDR_REQ_RECEIVED: SIDR_REP success, QPN 0x111, Q_Key 0x2222 */
+	int accept;  /* REQ_RECEIVED: accept (with accept_param) */
+	int reject;  /* REQ_RECEIVED: reject with this reason instead */
+	int mra;     /* REQ_RECEIVED: send an MRA with this service timeout + 1 first */
+	int drep;    /* DREQ_RECEIVED: send the DREP */
+	int destroy; /* TIMEWAIT_EXIT, *_ERROR, REJ_RECEIVED, SIDR_REP: destroy the ID */
+	int sidr;    /* SIDR_REQ_RECEIVED: SIDR_REP success, QPN 0x111, Q_Key 0x2222 */
 	struct wqe_cm_accept_param accept_param;
 };
 

@@ -15,11 +15,11 @@
 #include "cm_net.h"
 
 #define SID 0x0000000001060000ull /* RDMA_PS_TCP, port 0 */
-#define MS 1000000ull
+#define MS  1000000ull
 
 static const uint64_t T_REQ = 2 * (4096ull << 10) + (4096ull << 16); /* 2 x PLT + response */
-static const uint64_t T_REP = 4096ull << 16;			      /* REQ local response */
-static const uint64_t T_TW = 4096ull << 11;			      /* PLT + 1 */
+static const uint64_t T_REP = 4096ull << 16;			     /* REQ local response */
+static const uint64_t T_TW = 4096ull << 11;			     /* PLT + 1 */
 
 static struct net n;
 
@@ -105,7 +105,7 @@ static void test_connect_disconnect(void)
 		 WQE_ACCESS_REMOTE_WRITE | WQE_ACCESS_REMOTE_READ | WQE_ACCESS_REMOTE_ATOMIC);
 	CHECK_EQ(wqe_cm_qp_attr(a, WQE_QPS_RTR, &qa, &mask), 0);
 	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN |
-			       WQE_QP_RQ_PSN | WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER);
+			   WQE_QP_RQ_PSN | WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER);
 	CHECK_EQ(qa.dest_qp_num, 0x201);
 	CHECK_EQ(qa.rq_psn, 0x2001);
 	CHECK_EQ(qa.path_mtu, WQE_MTU_1024);
@@ -117,7 +117,7 @@ static void test_connect_disconnect(void)
 	CHECK_EQ(qa.min_rnr_timer, 12);
 	CHECK_EQ(wqe_cm_qp_attr(a, WQE_QPS_RTS, &qa, &mask), 0);
 	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_SQ_PSN | WQE_QP_TIMEOUT | WQE_QP_RETRY_CNT |
-			       WQE_QP_RNR_RETRY | WQE_QP_MAX_QP_RD_ATOMIC);
+			   WQE_QP_RNR_RETRY | WQE_QP_MAX_QP_RD_ATOMIC);
 	CHECK_EQ(qa.sq_psn, 0x1000);
 	CHECK_EQ(qa.timeout, 11);
 	CHECK_EQ(qa.retry_cnt, 7);
@@ -513,7 +513,7 @@ static void test_lossy(void)
 		CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT), 1);
 		CHECK_EQ(net_count_ev(&n, 1, WQE_CM_EV_TIMEWAIT_EXIT), 1);
 		CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_REQ_ERROR) +
-				 net_count_ev(&n, 1, WQE_CM_EV_REP_ERROR),
+			     net_count_ev(&n, 1, WQE_CM_EV_REP_ERROR),
 			 0);
 		wqe_cm_agent_stats(n.nodes[0].agent, &sa);
 		wqe_cm_agent_stats(n.nodes[1].agent, &sb);
@@ -570,7 +570,8 @@ static void test_destroy(void)
 	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
 	net_run(&n, 1000 * MS);
 	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_ESTABLISHED);
-	nev = net_count_ev(&n, 0, WQE_CM_EV_DREP_RECEIVED) + net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT);
+	nev = net_count_ev(&n, 0, WQE_CM_EV_DREP_RECEIVED) +
+	      net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT);
 	CHECK_EQ(wqe_cm_destroy_id(a), 0);
 	wqe_cm_agent_stats(n.nodes[0].agent, &st);
 	CHECK_EQ(st.ids, 1);
@@ -578,7 +579,7 @@ static void test_destroy(void)
 	net_run(&n, 1000 * MS);
 	CHECK_EQ(net_count_sent(&n, 0, WQE_CM_ATTR_DREQ), 1);
 	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_DREP_RECEIVED) +
-			 net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT),
+		     net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT),
 		 nev);
 	wqe_cm_agent_stats(n.nodes[0].agent, &st);
 	CHECK_EQ(st.ids, 0);
@@ -606,7 +607,8 @@ static void test_corners(void)
 	CHECK_EQ(net_count_ev(&n, 1, WQE_CM_EV_DREQ_RECEIVED), 1);
 	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT), 1);
 	CHECK_EQ(net_count_ev(&n, 1, WQE_CM_EV_TIMEWAIT_EXIT), 1);
-	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_DREQ_ERROR) + net_count_ev(&n, 1, WQE_CM_EV_DREQ_ERROR),
+	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_DREQ_ERROR) +
+		     net_count_ev(&n, 1, WQE_CM_EV_DREQ_ERROR),
 		 0);
 	net_fini(&n);
 
@@ -618,7 +620,7 @@ static void test_corners(void)
 	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
 	net_advance(&n, 1500); /* REQ in, REP sent */
 	b = n.nodes[1].last_new;
-	n.drop_to[1] = 1;      /* the RTU is lost */
+	n.drop_to[1] = 1; /* the RTU is lost */
 	net_advance(&n, 2000);
 	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_ESTABLISHED);
 	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_REP_SENT);
@@ -629,7 +631,8 @@ static void test_corners(void)
 	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_INIT, &qa, &mask), 0);
 	CHECK_EQ(qa.qp_access_flags, WQE_ACCESS_REMOTE_WRITE);
 	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_RTR, &qa, &mask), 0);
-	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN);
+	CHECK_EQ(mask,
+		 WQE_QP_STATE | WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN);
 	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_RTS, &qa, &mask), 0);
 	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_SQ_PSN);
 	net_fini(&n);

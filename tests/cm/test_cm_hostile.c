@@ -14,7 +14,7 @@
 #include "cm_net.h"
 
 #define SID 0x0000000001060000ull
-#define MS 1000000ull
+#define MS  1000000ull
 
 static struct net n;
 
@@ -455,7 +455,9 @@ static void test_refused_reqs(void)
 		}
 		wqe_cm_agent_stats(n.nodes[1].agent, &st);
 		CHECK_EQ(st.ids, 16);
-		CHECK_EQ(ok, 16 - 3 - 7); /* 3 listeners, 6 in REQ_RCVD, 1 rejected (IDLE, not destroyed) */
+		CHECK_EQ(ok,
+			 16 - 3 -
+			     7); /* 3 listeners, 6 in REQ_RCVD, 1 rejected (IDLE, not destroyed) */
 		CHECK_EQ(full, 20 - ok);
 		/* and a duplicate SIDR_REQ is dropped */
 		q.u.sidr_req.request_id = 0x40000;

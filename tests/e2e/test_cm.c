@@ -22,11 +22,11 @@
 #include "testutil.h"
 #include "wqe/cm.h"
 
-#define SID 0x0000000001064e20ull /* RDMA_PS_TCP port 20000 */
+#define SID   0x0000000001064e20ull /* RDMA_PS_TCP port 20000 */
 #define NRECV 32u
 #define NSEND 32u
-#define SLOT 512u
-#define GRH 40u
+#define SLOT  512u
+#define GRH   40u
 
 struct side {
 	struct pair *p;
@@ -184,7 +184,7 @@ static void side_open(struct side *s, struct pair *p, int idx)
 	struct wqe_ah_attr aa;
 	struct wqe_cm_agent_attr at;
 	static const struct wqe_cm_agent_ops ops = {
-		.send = cb_send, .event = cb_event, .now_ns = cb_now};
+	    .send = cb_send, .event = cb_event, .now_ns = cb_now};
 
 	memset(s, 0, sizeof(*s));
 	s->p = p;
@@ -206,9 +206,9 @@ static void side_open(struct side *s, struct pair *p, int idx)
 	a.qp_state = WQE_QPS_INIT;
 	a.port_num = 1;
 	a.qkey = WQE_GSI_QKEY;
-	CHECK_EQ(wqe_modify_qp(s->gsi, &a, WQE_QP_STATE | WQE_QP_PKEY_INDEX | WQE_QP_PORT |
-						   WQE_QP_QKEY),
-		 0);
+	CHECK_EQ(
+	    wqe_modify_qp(s->gsi, &a, WQE_QP_STATE | WQE_QP_PKEY_INDEX | WQE_QP_PORT | WQE_QP_QKEY),
+	    0);
 	a.qp_state = WQE_QPS_RTR;
 	CHECK_EQ(wqe_modify_qp(s->gsi, &a, WQE_QP_STATE), 0);
 	a.qp_state = WQE_QPS_RTS;
@@ -225,8 +225,8 @@ static void side_open(struct side *s, struct pair *p, int idx)
 	s->rc = pair_new_qp(s->e, WQE_QPT_RC, NULL, NULL, 16, &pair_defaults);
 	CHECK(s->rc != NULL);
 	s->data = calloc(1, 8192);
-	s->data_mr = wqe_reg_mr(s->e->pd, s->data, 8192,
-				WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE);
+	s->data_mr =
+	    wqe_reg_mr(s->e->pd, s->data, 8192, WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE);
 	CHECK(s->data_mr != NULL);
 	memset(&at, 0, sizeof(at));
 	pair_peer_av(&aa, idx);
@@ -285,8 +285,8 @@ static int pump(struct side *s2[2])
 			CHECK_MEM(from.gid.raw, s->peer_gid.raw, 16);
 			/* duplicates are fine here (a lost RTU, a resent REP) */
 			{
-				int r = wqe_cm_agent_receive(s->agent, &from, slot + GRH,
-							     WQE_MAD_LEN);
+				int r =
+				    wqe_cm_agent_receive(s->agent, &from, slot + GRH, WQE_MAD_LEN);
 
 				CHECK(r == WQE_CM_RX_OK || r == WQE_CM_RX_DUPLICATE);
 			}
@@ -361,7 +361,7 @@ static void run(const struct wqe_fault_cfg *faults)
 	cp.starting_psn = 0x1111;
 	cp.path_mtu = WQE_MTU_1024;
 	cp.hop_limit = 64;
-	cp.packet_life_time = 7;	  /* RC timeout 8: about 1 ms */
+	cp.packet_life_time = 7;	    /* RC timeout 8: about 1 ms */
 	cp.remote_cm_response_timeout = 14; /* 67 ms */
 	cp.local_cm_response_timeout = 14;
 	cp.max_cm_retries = 15;
