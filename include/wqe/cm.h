@@ -528,7 +528,8 @@ WQE_API int wqe_cm_frame_build(const struct wqe_pkt *addr, const uint8_t *mad, u
  * Errors: calls that return int give 0 or a positive errno value (as
  * wqe_modify_qp() does): EINVAL for a NULL or out-of-range argument or a
  * call the ID's state does not allow (as ib_cm's -EINVAL), ENOSPC when
- * the agent's ID table is full, ENOMEM; calls that return a pointer give
+ * the agent's ID table is full (or its random callback gave 64 IDs in use
+ * in a row), ENOMEM; calls that return a pointer give
  * NULL and set errno to one of those.
  *
  * Threading: an agent is not thread-safe. One thread at a time may call

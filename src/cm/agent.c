@@ -144,9 +144,13 @@ struct wqe_cm_id *cm_id_alloc(struct wqe_cm_agent *a)
 	/* A random local ID no ID of ours holds, TIMEWAIT ones included
 	 * (the IBTA's TimeWait state, 12.9: not reused while the old one may
 	 * still be heard). */
-	do
+	for (int tries = 0;; tries++) {
+		if (tries == 64) /* a random source that keeps repeating itself */
+			return NULL;
 		lid = cm_random(a);
-	while (!lid || cm_find_local(a, lid));
+		if (lid && !cm_find_local(a, lid))
+			break;
+	}
 	{
 		uint32_t gen = slot->gen + 1;
 
