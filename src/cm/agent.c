@@ -243,7 +243,9 @@ void cm_send_rej(struct wqe_cm_agent *a, const struct wqe_cm_id *id, const struc
 	struct wqe_cm_msg m;
 
 	wqe_cm_msg_init(&m, WQE_CM_ATTR_REJ, id ? id->tid : tid);
-	m.u.rej.local_comm_id = id ? id->local_id : lid;
+	/* ib_cm's cm_format_rej(): from REQ_RCVD our ID was never shown to
+	 * the peer, and the REJ carries 0 in its place. */
+	m.u.rej.local_comm_id = id ? (id->state == WQE_CM_REQ_RCVD ? 0 : id->local_id) : lid;
 	m.u.rej.remote_comm_id = id ? id->remote_id : rid;
 	m.u.rej.msg_rejected = msg_rejected;
 	m.u.rej.reason = reason;

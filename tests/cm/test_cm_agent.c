@@ -203,6 +203,9 @@ static void test_reject(void)
 		CHECK_EQ(n.ev[e].reason, WQE_CM_REJ_CONSUMER_DEFINED);
 		CHECK_MEM(n.ev[e].pdata, "nope", 4);
 	}
+	CHECK_EQ(net_last_sent(&n, 1, WQE_CM_ATTR_REJ)->u.rej.local_comm_id, 0); /* from REQ_RCVD */
+	CHECK_EQ(net_last_sent(&n, 1, WQE_CM_ATTR_REJ)->u.rej.remote_comm_id,
+		 wqe_cm_id_local_id(a));
 	CHECK_EQ(net_count_sent(&n, 0, WQE_CM_ATTR_REQ), 1); /* no retry after a REJ */
 	CHECK_EQ(net_count_sent(&n, 0, WQE_CM_ATTR_REJ), 0);
 	CHECK_EQ(wqe_cm_agent_next_deadline(n.nodes[0].agent), UINT64_MAX);
