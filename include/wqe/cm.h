@@ -586,10 +586,11 @@ enum wqe_cm_event_type {
 	WQE_CM_EV_RTU_RECEIVED,	     /* passive: ESTABLISHED; ev.msg the RTU */
 	WQE_CM_EV_MRA_RECEIVED,	     /* the peer asked for more time; ev.msg the MRA */
 	WQE_CM_EV_REJ_RECEIVED,	     /* ev.msg the REJ, ev.reason its reason; the ID in IDLE
-				      * (TIMEWAIT for Stale Connection) */
+				      * before a REP (TIMEWAIT for Stale Connection),
+				      * in TIMEWAIT from REP_RCVD on */
 	WQE_CM_EV_DREQ_RECEIVED,     /* ID in DREQ_RCVD; answer with wqe_cm_drep() */
 	WQE_CM_EV_DREQ_ERROR,	     /* no DREP within the retries: ID in TIMEWAIT */
-	WQE_CM_EV_DREP_RECEIVED,     /* ID in TIMEWAIT */
+	WQE_CM_EV_DREP_RECEIVED,     /* ID in TIMEWAIT (from DREQ_SENT, or DREQ_RCVD) */
 	WQE_CM_EV_TIMEWAIT_EXIT,     /* ID back in IDLE (destroy it) */
 	WQE_CM_EV_SIDR_REQ_RECEIVED, /* passive: a new ID in SIDR_REQ_RCVD */
 	WQE_CM_EV_SIDR_REQ_ERROR,    /* active: no SIDR_REP within the retries */
@@ -833,8 +834,10 @@ WQE_API int wqe_cm_accept(struct wqe_cm_id *id, const struct wqe_cm_accept_param
 
 /* wqe_cm_reject - send a REJ with @reason (1-35), @ari_len bytes of ARI
  * (at most 72) and up to 148 bytes of private data, for @id in REQ_RCVD,
- * MRA_REQ_SENT, REP_RCVD or MRA_REP_SENT; the ID goes to IDLE (ib_cm's
- * ib_send_cm_rej()). 0 or EINVAL. */
+ * MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT (the message rejected: REQ or REP),
+ * REQ_SENT or MRA_REQ_RCVD (then IDLE), REP_SENT or MRA_REP_RCVD (then
+ * TIMEWAIT: our REP may have made the connection), as ib_cm's
+ * ib_send_cm_rej(). 0 or EINVAL. */
 WQE_API int wqe_cm_reject(struct wqe_cm_id *id, uint16_t reason, const void *ari, size_t ari_len,
 			  const void *private_data, size_t private_data_len);
 

@@ -192,6 +192,7 @@ int wqe_cm_reject(struct wqe_cm_id *id, uint16_t reason, const void *ari, size_t
 	if (!id || !reason || reason > WQE_CM_REJ_REASON_MAX ||
 	    !pdata_ok(ari, ari_len, WQE_CM_ARI_LEN) || !pdata_ok(pd, pd_len, WQE_CM_REJ_PDATA_LEN))
 		return EINVAL;
+	/* ib_cm's cm_send_rej_locked() and cm_format_rej(). */
 	switch (id->state) {
 	case WQE_CM_REQ_RCVD:
 	case WQE_CM_MRA_REQ_SENT:
@@ -201,12 +202,21 @@ int wqe_cm_reject(struct wqe_cm_id *id, uint16_t reason, const void *ari, size_t
 	case WQE_CM_MRA_REP_SENT:
 		which = WQE_CM_MSG_REP;
 		break;
+	case WQE_CM_REQ_SENT:
+	case WQE_CM_MRA_REQ_RCVD:
+	case WQE_CM_REP_SENT:
+	case WQE_CM_MRA_REP_RCVD:
+		which = WQE_CM_MSG_OTHER;
+		break;
 	default:
 		return EINVAL;
 	}
 	cm_send_rej(id->agent, id, &id->peer, 0, 0, 0, which, reason, ari, ari_len, pd, pd_len);
 	cm_disarm(id);
-	cm_set_state(id, WQE_CM_IDLE);
+	if (id->state == WQE_CM_REP_SENT || id->state == WQE_CM_MRA_REP_RCVD)
+		cm_enter_timewait(id); /* our REP may have made the connection */
+	else
+		cm_set_state(id, WQE_CM_IDLE);
 	return 0;
 }
 

@@ -254,6 +254,9 @@ static int rx_rej(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 		if (!id)
 			return WQE_CM_RX_UNKNOWN_ID;
 	}
+	/* ib_cm's cm_rej_handler(): before the REP, back to IDLE (a stale
+	 * connection waits out TIMEWAIT); once the connection may exist on
+	 * the wire (REP received, established, DREQ sent), TIMEWAIT. */
 	switch (id->state) {
 	case WQE_CM_REQ_SENT:
 	case WQE_CM_MRA_REQ_RCVD:
@@ -261,22 +264,25 @@ static int rx_rej(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 	case WQE_CM_MRA_REP_RCVD:
 	case WQE_CM_REQ_RCVD:
 	case WQE_CM_MRA_REQ_SENT:
-	case WQE_CM_REP_RCVD:
-	case WQE_CM_MRA_REP_SENT:
-		break;
-	default:
-		return WQE_CM_RX_BAD_STATE;
-	}
-	cm_disarm(id);
-	/* ib_cm's cm_rej_handler(): a stale connection waits out TIMEWAIT. */
-	if (p->reason == WQE_CM_REJ_STALE_CONN) {
-		cm_enter_timewait(id);
-	} else {
+		cm_disarm(id);
+		if (p->reason == WQE_CM_REJ_STALE_CONN) {
+			cm_enter_timewait(id);
+			break;
+		}
 		cm_set_state(id, WQE_CM_IDLE);
 		if (id->detached) {
 			cm_id_free(id);
 			return WQE_CM_RX_OK;
 		}
+		break;
+	case WQE_CM_REP_RCVD:
+	case WQE_CM_MRA_REP_SENT:
+	case WQE_CM_ESTABLISHED:
+	case WQE_CM_DREQ_SENT:
+		cm_enter_timewait(id);
+		break;
+	default:
+		return WQE_CM_RX_BAD_STATE;
 	}
 	cm_report(id, WQE_CM_EV_REJ_RECEIVED, m, from, p->reason, NULL);
 	return WQE_CM_RX_OK;
@@ -353,9 +359,11 @@ static int rx_drep(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 		return r;
 	if (id->remote_id != m->u.drep.local_comm_id)
 		return WQE_CM_RX_MISMATCH;
-	if (id->state == WQE_CM_TIMEWAIT || id->state == WQE_CM_DREQ_RCVD)
+	if (id->state == WQE_CM_TIMEWAIT)
 		return WQE_CM_RX_DUPLICATE;
-	if (id->state != WQE_CM_DREQ_SENT)
+	/* ib_cm's cm_drep_handler(): DREQ_SENT, or DREQ_RCVD when both sides
+	 * disconnected at once and the peer's DREP beat ours. */
+	if (id->state != WQE_CM_DREQ_SENT && id->state != WQE_CM_DREQ_RCVD)
 		return WQE_CM_RX_BAD_STATE;
 	cm_enter_timewait(id);
 	cm_report(id, WQE_CM_EV_DREP_RECEIVED, m, from, 0, NULL);

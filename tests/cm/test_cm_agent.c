@@ -319,7 +319,8 @@ static void test_timeouts(void)
 	net_fini(&n);
 
 	/* REP: the RTUs are lost; B resends its REP 3 times (the REQ's max
-	 * CM retries), A answers each with its RTU again; B gives up */
+	 * CM retries), A answers each with its RTU again; B gives up with a
+	 * REJ Timeout, which sends A (established) to TIMEWAIT */
 	net_init(&n, 2, 6, NULL);
 	CHECK(wqe_cm_listen(n.nodes[1].agent, SID, 0, NULL) != NULL);
 	n.nodes[1].au.accept = 1;
@@ -337,7 +338,13 @@ static void test_timeouts(void)
 	if (e >= 0)
 		CHECK_EQ(n.ev[e].at, t0 + 4 * T_REP);
 	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_IDLE);
-	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_ESTABLISHED);
+	/* the REJ Timeout reaches A, established: TIMEWAIT, as ib_cm */
+	e = net_find_ev(&n, 0, WQE_CM_EV_REJ_RECEIVED, 0);
+	CHECK(e >= 0);
+	if (e >= 0)
+		CHECK_EQ(n.ev[e].reason, WQE_CM_REJ_TIMEOUT);
+	CHECK_EQ(net_count_ev(&n, 0, WQE_CM_EV_TIMEWAIT_EXIT), 1);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_IDLE);
 	rej = net_last_sent(&n, 1, WQE_CM_ATTR_REJ);
 	CHECK(rej && rej->u.rej.reason == WQE_CM_REJ_TIMEOUT &&
 	      rej->u.rej.msg_rejected == WQE_CM_MSG_REP);

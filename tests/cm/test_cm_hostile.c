@@ -197,15 +197,22 @@ static void test_malformed_unknown(void)
 	snap(&s);
 	CHECK_EQ(net_inject(&n, 0, cg, 2, &m), WQE_CM_RX_MISMATCH);
 	unchanged(&s, 0, WQE_CM_RX_MISMATCH, 0);
-	/* ... and a REJ from the right peer, but established: bad state */
-	snap(&s);
-	CHECK_EQ(net_inject(&n, 0, NULL, 1, &m), WQE_CM_RX_BAD_STATE);
-	unchanged(&s, 0, WQE_CM_RX_BAD_STATE, 0);
 	/* an MRA while established */
 	wqe_cm_msg_init(&m, WQE_CM_ATTR_MRA, 9);
 	m.u.mra.local_comm_id = wqe_cm_id_local_id(b);
 	m.u.mra.remote_comm_id = wqe_cm_id_local_id(a);
 	m.u.mra.service_timeout = 31;
+	snap(&s);
+	CHECK_EQ(net_inject(&n, 0, NULL, 1, &m), WQE_CM_RX_BAD_STATE);
+	unchanged(&s, 0, WQE_CM_RX_BAD_STATE, 0);
+	/* a REJ from the right peer while established is taken (ib_cm:
+	 * TIMEWAIT); then again, in TIMEWAIT, it is a bad state */
+	wqe_cm_msg_init(&m, WQE_CM_ATTR_REJ, 9);
+	m.u.rej.local_comm_id = wqe_cm_id_local_id(b);
+	m.u.rej.remote_comm_id = wqe_cm_id_local_id(a);
+	m.u.rej.reason = WQE_CM_REJ_CONSUMER_DEFINED;
+	CHECK_EQ(net_inject(&n, 0, NULL, 1, &m), WQE_CM_RX_OK);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_TIMEWAIT);
 	snap(&s);
 	CHECK_EQ(net_inject(&n, 0, NULL, 1, &m), WQE_CM_RX_BAD_STATE);
 	unchanged(&s, 0, WQE_CM_RX_BAD_STATE, 0);
