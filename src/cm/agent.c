@@ -101,6 +101,18 @@ uint32_t cm_random(struct wqe_cm_agent *a)
 	return r;
 }
 
+uint8_t cm_ack_timeout(uint8_t ca_ack_delay, uint8_t plt)
+{
+	/* The REQ's Local ACK Timeout (IBTA 12.6.5): a round trip, 2 x the
+	 * packet life time (code plt + 1), plus the peer CA's ACK delay. In codes, 2^a + 2^b is
+	 * 2^max(a, b), one more when the smaller is within one of the larger (the sum then reaches
+	 * the next power of two, give or take); this is also what ib_cm computes. */
+	unsigned t = plt + 1u, d = ca_ack_delay, hi = t > d ? t : d, lo = t > d ? d : t;
+
+	hi += lo + 1 >= hi;
+	return (uint8_t)(hi > 31 ? 31 : hi);
+}
+
 uint64_t cm_now(const struct wqe_cm_agent *a)
 {
 	return a->ops.now_ns(a->ctx);
@@ -278,11 +290,10 @@ void cm_disarm(struct wqe_cm_id *id)
 void cm_enter_timewait(struct wqe_cm_id *id)
 {
 	/* ib_cm's cm_enter_timewait(): the local ACK timeout of the path
-	 * (packet life time + 1), during which a late packet of the old
-	 * connection may still arrive (IBTA 12.9, the TimeWait state). */
+	 * (packet life time + 1, and the peer's ACK delay once known), during which a late packet
+	 * of the old connection may still arrive (IBTA 12.9, the TimeWait state). */
 	cm_set_state(id, WQE_CM_TIMEWAIT);
-	id->deadline_ns =
-	    cm_now(id->agent) + wqe_cm_timeout_ns((uint8_t)(id->packet_life_time + 1));
+	id->deadline_ns = cm_now(id->agent) + wqe_cm_timeout_ns(id->ack_timeout);
 	if (!id->deadline_ns)
 		id->deadline_ns = 1;
 }

@@ -100,6 +100,7 @@ struct wqe_cm_id *wqe_cm_connect(struct wqe_cm_agent *a, const struct wqe_cm_con
 	id->flow_label = p->flow_label;
 	id->sl = p->sl;
 	id->packet_life_time = p->packet_life_time;
+	id->ack_timeout = (uint8_t)(p->packet_life_time + 1); /* ib_cm's av.timeout */
 	id->retry_count = p->retry_count;
 	id->min_rnr_timer = p->min_rnr_timer;
 	id->responder_resources = p->responder_resources;
@@ -134,7 +135,7 @@ struct wqe_cm_id *wqe_cm_connect(struct wqe_cm_agent *a, const struct wqe_cm_con
 	r->primary.hop_limit = p->hop_limit;
 	r->primary.sl = p->sl;
 	r->primary.subnet_local = p->hop_limit <= 1;
-	r->primary.local_ack_timeout = (uint8_t)(p->packet_life_time + 1);
+	r->primary.local_ack_timeout = cm_ack_timeout(0, p->packet_life_time);
 	if (p->private_data_len)
 		memcpy(r->private_data, p->private_data, p->private_data_len);
 	cm_set_state(id, WQE_CM_REQ_SENT);
@@ -497,7 +498,7 @@ int wqe_cm_qp_attr(const struct wqe_cm_id *id, enum wqe_qp_state state, struct w
 		attr->sq_psn = id->local_psn;
 		*mask |= WQE_QP_SQ_PSN;
 		if (id->transport == WQE_CM_TRANSPORT_RC) {
-			attr->timeout = (uint8_t)(id->packet_life_time + 1);
+			attr->timeout = id->ack_timeout;
 			attr->retry_cnt = id->retry_count;
 			attr->rnr_retry = id->rnr_retry;
 			attr->max_rd_atomic = id->initiator_depth > 16 ? 16 : id->initiator_depth;

@@ -45,6 +45,7 @@ struct wqe_cm_id {
 	uint8_t hop_limit, traffic_class, sl;
 	uint32_t flow_label;
 	uint8_t packet_life_time;
+	uint8_t ack_timeout; /* the path's local ACK timeout code: QP timeout, TIMEWAIT, MRA */
 	uint8_t retry_count, rnr_retry; /* rnr_retry: what our QP makes */
 	uint8_t min_rnr_timer;
 	uint8_t responder_resources, initiator_depth;
@@ -91,6 +92,9 @@ void cm_enter_timewait(struct wqe_cm_id *id);
 void cm_report(struct wqe_cm_id *id, enum wqe_cm_event_type type, const struct wqe_cm_msg *msg,
 	       const struct wqe_cm_addr *from, uint16_t reason, struct wqe_cm_id *listen_id);
 uint32_t cm_random(struct wqe_cm_agent *a);
+/* The local ACK timeout code for a path of packet life time @plt to a CA
+ * that takes @ca_ack_delay to ACK (both 4.096 us x 2^t codes). */
+uint8_t cm_ack_timeout(uint8_t ca_ack_delay, uint8_t plt);
 /* The ID's message header: this ID's transaction ID. */
 void cm_msg_init(const struct wqe_cm_id *id, struct wqe_cm_msg *m, enum wqe_cm_attr attr);
 /* A REJ for @id (or a stateless one when id is NULL: @lid/@rid), sent to @to. */

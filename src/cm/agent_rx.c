@@ -119,6 +119,7 @@ static int rx_req(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 	 * REQ's local ACK timeout less one. */
 	id->packet_life_time =
 	    (uint8_t)(q->primary.local_ack_timeout ? q->primary.local_ack_timeout - 1 : 0);
+	id->ack_timeout = (uint8_t)(id->packet_life_time + 1);
 	id->retry_count = q->retry_count;
 	id->rnr_retry = q->rnr_retry_count;
 	id->responder_resources = q->initiator_depth;
@@ -162,9 +163,18 @@ static int rx_rep(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 	}
 	if (id->state != WQE_CM_REQ_SENT && id->state != WQE_CM_MRA_REQ_RCVD)
 		return WQE_CM_RX_BAD_STATE;
+	if (stale(a, from, p->local_qpn)) {
+		/* ib_cm's cm_rep_handler(): the peer's QP is one we hold a
+		 * connection with; the ID keeps waiting (its REQ resent). */
+		cm_send_rej(a, NULL, from, m->hdr.tid, p->remote_comm_id, p->local_comm_id,
+			    WQE_CM_MSG_REP, WQE_CM_REJ_STALE_CONN, NULL, 0, NULL, 0);
+		return WQE_CM_RX_STALE;
+	}
 	cm_disarm(id);
 	id->remote_id = p->local_comm_id;
 	id->remote_qpn = p->local_qpn;
+	/* ib_cm: the QP's ACK timeout now includes the peer's ACK delay. */
+	id->ack_timeout = cm_ack_timeout(p->target_ack_delay, id->packet_life_time);
 	id->remote_psn = p->starting_psn;
 	id->have_remote_qpn = 1;
 	id->rep_done = 1;
@@ -226,8 +236,7 @@ static int rx_mra(struct wqe_cm_agent *a, const struct wqe_cm_addr *from,
 		return WQE_CM_RX_BAD_STATE;
 	/* ib_cm's cm_mra_handler(): the wait becomes the service timeout
 	 * plus the path's ACK timeout; the retries left stay. */
-	id->timeout_ns = wqe_cm_timeout_ns(p->service_timeout) +
-			 wqe_cm_timeout_ns((uint8_t)(id->packet_life_time + 1));
+	id->timeout_ns = wqe_cm_timeout_ns(p->service_timeout) + wqe_cm_timeout_ns(id->ack_timeout);
 	id->deadline_ns = cm_now(a) + id->timeout_ns;
 	cm_set_state(id, next);
 	cm_report(id, WQE_CM_EV_MRA_RECEIVED, m, from, 0, NULL);

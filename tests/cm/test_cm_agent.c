@@ -647,6 +647,40 @@ static void test_corners(void)
 	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_SQ_PSN);
 	net_fini(&n);
 
+	/* The local ACK timeout: 2 x PLT plus the peer's ACK delay, in
+	 * codes (plt 0: the REQ says 2; a REP's target ACK delay 15 on plt
+	 * 10 makes A's QP timeout and TIMEWAIT 15) */
+	net_init(&n, 2, 24, NULL);
+	CHECK(wqe_cm_listen(n.nodes[1].agent, SID, 0, NULL) != NULL);
+	n.nodes[1].au.accept = 1;
+	n.nodes[1].au.accept_param.target_ack_delay = 15;
+	net_conn_param(&n, 0, 1, SID, &p);
+	p.packet_life_time = 0;
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	CHECK_EQ(net_last_sent(&n, 0, WQE_CM_ATTR_REQ)->u.req.primary.local_ack_timeout, 2);
+	net_run(&n, 1000 * MS);
+	CHECK_EQ(wqe_cm_qp_attr(a, WQE_QPS_RTS, &qa, &mask), 0);
+	CHECK_EQ(qa.timeout, 15);
+	p.packet_life_time = 10;
+	p.local_qpn = 0x101; /* new QPs on both sides: the same would be stale */
+	n.nodes[1].au.accept_param.local_qpn = 0x202;
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	net_run(&n, 1000 * MS);
+	CHECK_EQ(wqe_cm_qp_attr(a, WQE_QPS_RTS, &qa, &mask), 0);
+	CHECK_EQ(qa.timeout, 15); /* max(11, 15), 11 not within one of 15 */
+	b = n.nodes[1].last_new;
+	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_RTS, &qa, &mask), 0);
+	CHECK_EQ(qa.timeout, 11); /* B's: the REQ's local ACK timeout */
+	n.nodes[1].au.drep = 1;
+	CHECK_EQ(wqe_cm_disconnect(a, NULL, 0), 0);
+	net_advance(&n, 3000);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_TIMEWAIT);
+	net_advance(&n, (4096ull << 15) - 2000);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_TIMEWAIT);
+	net_advance(&n, 2000);
+	CHECK_EQ(wqe_cm_id_state(a), WQE_CM_IDLE);
+	net_fini(&n);
+
 	/* REJ Stale Connection: the active ID waits out TIMEWAIT */
 	net_init(&n, 2, 23, NULL);
 	CHECK(wqe_cm_listen(n.nodes[1].agent, SID, 0, NULL) != NULL);

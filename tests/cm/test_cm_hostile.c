@@ -257,6 +257,28 @@ static void test_replays(void)
 	unchanged(&s, 1, WQE_CM_RX_STALE, 1);
 	CHECK_EQ(last()->u.rej.reason, WQE_CM_REJ_STALE_CONN);
 	CHECK_EQ(last()->u.rej.remote_comm_id, 0x7777);
+	/* a REP to a new REQ of A naming the QP of B that A is connected
+	 * to: REJ Stale Connection, the new ID still waits in REQ_SENT */
+	{
+		struct wqe_cm_id *a2;
+		struct wqe_cm_msg rep = *net_last_sent(&n, 1, WQE_CM_ATTR_REP);
+
+		net_conn_param(&n, 0, 1, SID, &p);
+		a2 = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+		watch[3] = a2;
+		nwatch = 4;
+		rep.u.rep.local_comm_id = 0x6666;
+		rep.u.rep.remote_comm_id = wqe_cm_id_local_id(a2);
+		snap(&s);
+		CHECK_EQ(net_inject(&n, 0, NULL, 1, &rep), WQE_CM_RX_STALE);
+		unchanged(&s, 0, WQE_CM_RX_STALE, 1);
+		CHECK_EQ(last()->u.rej.reason, WQE_CM_REJ_STALE_CONN);
+		CHECK_EQ(last()->u.rej.msg_rejected, WQE_CM_MSG_REP);
+		CHECK_EQ(last()->u.rej.remote_comm_id, 0x6666);
+		CHECK_EQ(wqe_cm_id_state(a2), WQE_CM_REQ_SENT);
+		CHECK_EQ(wqe_cm_destroy_id(a2), 0);
+		nwatch = 3;
+	}
 	/* a duplicate RTU: dropped */
 	m = *net_last_sent(&n, 0, WQE_CM_ATTR_RTU);
 	snap(&s);
