@@ -764,8 +764,9 @@ WQE_API struct wqe_cm_id *wqe_cm_listen(struct wqe_cm_agent *agent, uint64_t ser
  * @path_mtu: 1 (256) to 5 (4096); @flow_label 20 bits; @sl 0-15.
  * @transport: WQE_CM_TRANSPORT_RC or _UC.
  * @packet_life_time: 0-30, the path's (4.096 us x 2^t); the REQ's local
- *     ACK timeout is this + 1 (ib_cm's cm_ack_timeout() with no CA ACK
- *     delay), which is also the QP's RTS timeout and sets TIMEWAIT.
+ *     ACK timeout is this + 1 (2 for 0: ib_cm's cm_ack_timeout() with no
+ *     CA ACK delay); once the REP is in, the QP's RTS timeout and TIMEWAIT
+ *     are that rule applied to the REP's target ACK delay.
  * @remote_cm_response_timeout, @local_cm_response_timeout: 0-31 (4.096 us
  *     x 2^t): how long the peer may take to answer us, and we it.
  * @max_cm_retries: 0-15 resends of REQ (and of this ID's DREQ).
@@ -901,10 +902,11 @@ WQE_API int wqe_cm_sidr_rep(struct wqe_cm_id *id, uint8_t status, uint32_t qpn, 
  *         class, flow label, SL of the REQ's primary path; dmac zero: the
  *         caller resolves the peer's MAC), path MTU, the peer's QPN and
  *         starting PSN (rq_psn), max_dest_rd_atomic (our responder
- *         resources) and min_rnr_timer (RC);
+ *         resources, at most 16) and min_rnr_timer (RC); an SL over 7
+ *         is passed on, for wqe_modify_qp() to refuse;
  *   RTS   our starting PSN (sq_psn), and for RC the local ACK timeout,
  *         the REQ's retry count, the peer's RNR retry count and
- *         max_rd_atomic (our initiator depth).
+ *         max_rd_atomic (our initiator depth, at most 16).
  * Fills *@attr (zeroed first) and *@mask (WQE_QP_* bits for
  * wqe_modify_qp()). INIT is allowed once the REQ is sent or received,
  * RTR once the peer's QPN is known (REQ_RCVD on the passive side, REP_RCVD
