@@ -178,10 +178,12 @@ static void receive(int k, const struct wqe_cm_addr *from, const uint8_t *mad, s
 	if (S.nown != nown || after.as.ids != before.as.ids ||
 	    after.as.req_rcvd != before.as.req_rcvd || after.as.timewait != before.as.timewait ||
 	    after.deadline != before.deadline)
-		fz_die("refusal %s changed the agent's counts or timers", wqe_cm_refusal_str(r));
+		fz_die("refusal %s changed the agent's counts or timers",
+		       wqe_cm_refusal_str((enum wqe_cm_refusal)r));
 	for (int i = 0; i < nown; i++)
 		if (after.st[i] != before.st[i] || after.rid[i] != before.rid[i])
-			fz_die("refusal %s changed an ID (%s -> %s)", wqe_cm_refusal_str(r),
+			fz_die("refusal %s changed an ID (%s -> %s)",
+			       wqe_cm_refusal_str((enum wqe_cm_refusal)r),
 			       wqe_cm_state_str(before.st[i]), wqe_cm_state_str(after.st[i]));
 }
 
