@@ -740,8 +740,9 @@ WQE_API void wqe_cm_id_set_context(struct wqe_cm_id *id, void *context);
  * event). No event is reported for it afterwards. As ib_cm's
  * cm_destroy_id(): REQ_SENT/MRA_REQ_RCVD send REJ Timeout;
  * REQ_RCVD/MRA_REQ_SENT/REP_RCVD/MRA_REP_SENT/REP_SENT/MRA_REP_RCVD send
- * REJ Consumer Defined; SIDR_REQ_RCVD a SIDR_REP Reject; ESTABLISHED sends
- * a DREQ (once) and DREQ_RCVD a DREP; the ID then waits out TIMEWAIT inside the agent (its local ID
+ * REJ Consumer Defined (REP_SENT/MRA_REP_RCVD then wait out TIMEWAIT);
+ * SIDR_REQ_RCVD a SIDR_REP Reject; ESTABLISHED sends a DREQ (once) and
+ * DREQ_RCVD a DREP; the ID then waits out TIMEWAIT inside the agent (its local ID
  * stays reserved) and is freed. Returns 0 or EINVAL (NULL).
  */
 WQE_API int wqe_cm_destroy_id(struct wqe_cm_id *id);

@@ -410,9 +410,12 @@ int wqe_cm_destroy_id(struct wqe_cm_id *id)
 		break;
 	case WQE_CM_REP_SENT:
 	case WQE_CM_MRA_REP_RCVD:
+		/* our REP may have made the connection: TIMEWAIT, as
+		 * cm_send_rej_locked() */
 		cm_send_rej(a, id, &id->peer, 0, 0, 0, WQE_CM_MSG_OTHER,
 			    WQE_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
-		break;
+		cm_enter_timewait(id);
+		return 0;
 	case WQE_CM_SIDR_REQ_RCVD:
 		send_sidr_rep(id, WQE_CM_SIDR_REJECT, 0, 0, NULL, 0);
 		break;
