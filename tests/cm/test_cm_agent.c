@@ -594,6 +594,28 @@ static void test_destroy(void)
 	wqe_cm_agent_stats(n.nodes[0].agent, &st);
 	CHECK_EQ(st.ids, 0);
 	CHECK_EQ(wqe_cm_id_state(n.nodes[1].last_new), WQE_CM_IDLE); /* B: DREQ, DREP, TIMEWAIT */
+	/* REP_SENT (the REP lost): REJ Consumer Defined, then TIMEWAIT */
+	n.drop_to[0] = 1;
+	p.local_qpn = 0x180;
+	n.nodes[1].au.accept_param.local_qpn = 0x280;
+	a = wqe_cm_connect(n.nodes[0].agent, &p, NULL);
+	net_advance(&n, 1500);
+	b = n.nodes[1].last_new;
+	CHECK_EQ(wqe_cm_id_state(b), WQE_CM_REP_SENT);
+	wqe_cm_agent_stats(n.nodes[1].agent, &st);
+	nev = (int)st.ids;
+	CHECK_EQ(wqe_cm_destroy_id(b), 0);
+	m = net_last_sent(&n, 1, WQE_CM_ATTR_REJ);
+	CHECK(m && m->u.rej.reason == WQE_CM_REJ_CONSUMER_DEFINED &&
+	      m->u.rej.msg_rejected == WQE_CM_MSG_OTHER);
+	wqe_cm_agent_stats(n.nodes[1].agent, &st);
+	CHECK_EQ(st.ids, (uint32_t)nev);
+	CHECK_EQ(st.timewait, 1);
+	net_advance(&n, 4096ull << 11);
+	wqe_cm_agent_stats(n.nodes[1].agent, &st);
+	CHECK_EQ(st.ids, (uint32_t)nev - 1);
+	CHECK_EQ(st.timewait, 0);
+	CHECK_EQ(wqe_cm_destroy_id(a), 0);
 	net_fini(&n);
 }
 
