@@ -6,9 +6,12 @@
  * CM private-data header, and the RoCEv2 frame that carries a CM MAD to
  * the General Services Interface QP (QP1).
  *
- * This is the codec only: no QP1, no state machine, no timers (see
- * docs/rdma-cm.md). It is software above the verbs, as the kernel's ib_cm
- * is, and never used by the NIC model.
+ * Two layers: the codec (pure functions), and the CM agent (struct
+ * wqe_cm_agent, at the end of this header): the IBTA chapter 12 state
+ * machine of communication IDs, its timeouts and retries, as the kernel's
+ * ib_cm runs it, with no thread or socket of its own (see
+ * docs/rdma-cm.md). Both are software above the verbs, as ib_cm is, and
+ * never used by the NIC model.
  *
  * A CM MAD is 256 bytes (IBTA 13.4.2, 16.7): the 24-byte common header,
  * then 232 bytes of attribute data that hold one message (IBTA 12.6 and
@@ -24,8 +27,8 @@
  * codec calls also set an optional `const char **field` to a static string
  * naming the field at fault ("REQ.path_mtu", "MAD.method") or NULL.
  *
- * Threading: every function is pure and thread-safe (it touches only the
- * memory it is given).
+ * Threading: every codec function is pure and thread-safe (it touches
+ * only the memory it is given). The agent's threading is stated with it.
  */
 #ifndef WQE_CM_H
 #define WQE_CM_H
@@ -34,6 +37,7 @@
 #include <stdint.h>
 
 #include "wqe/types.h"
+#include "wqe/verbs.h"
 #include "wqe/wire.h"
 
 #ifdef __cplusplus
@@ -501,6 +505,422 @@ WQE_API int wqe_cm_ip_hdr_decode(const uint8_t *buf, size_t len, struct wqe_cm_i
  */
 WQE_API int wqe_cm_frame_build(const struct wqe_pkt *addr, const uint8_t *mad, uint8_t *out,
 			       size_t cap, size_t *out_len);
+
+/* ------------------------------------------------------------------------ */
+/* The CM agent: communication IDs and their state machine.                 */
+/*
+ * A transport-agnostic Communication Manager, as the kernel's ib_cm is:
+ * it keeps communication IDs in the states of IBTA Vol 1 chapter 12 (the
+ * state diagrams of 12.9), builds and judges the messages of 12.6 and
+ * 12.11 with the codec above, retransmits what goes unanswered in the CM
+ * response timeout (12.7.31), and holds a closed connection's local
+ * communication ID in TIMEWAIT before it can be reused.
+ *
+ * The agent owns no thread, socket, QP or timer. Its caller:
+ *   - gives it three callbacks at creation: send a 256-byte MAD to an
+ *     address (the peer's GID, QPN 1 and the P_Key: the caller posts it
+ *     as a UD SEND on its GSI QP, Q_Key 0x80010000), report an event, and
+ *     read a monotonic clock in nanoseconds;
+ *   - feeds it every MAD its GSI QP receives, with the source address
+ *     (wqe_cm_agent_receive());
+ *   - calls wqe_cm_agent_tick() once wqe_cm_agent_next_deadline() has come.
+ *
+ * Errors: calls that return int give 0 or a positive errno value (as
+ * wqe_modify_qp() does): EINVAL for a NULL or out-of-range argument or a
+ * call the ID's state does not allow (as ib_cm's -EINVAL), ENOSPC when
+ * the agent's ID table is full (or its random callback gave 64 IDs in use
+ * in a row), ENOMEM; calls that return a pointer give
+ * NULL and set errno to one of those.
+ *
+ * Threading: an agent is not thread-safe. One thread at a time may call
+ * into an agent and its IDs (wqe_cm_agent_receive(), _tick() and every
+ * consumer call); different agents are independent. The callbacks run
+ * on the calling thread, inside the call that caused them. The event
+ * callback may call any wqe_cm_* function on the agent (accept, reject,
+ * wqe_cm_destroy_id() of the event's ID...) except wqe_cm_agent_destroy();
+ * the send and clock callbacks must not call into the agent.
+ */
+
+struct wqe_cm_agent;
+struct wqe_cm_id;
+
+/* Where a MAD goes to or came from: the GID of the peer's port, its QPN
+ * (1, the GSI, for every CM MAD) and the P_Key the MAD travels with. */
+struct wqe_cm_addr {
+	union wqe_gid gid;
+	uint32_t qpn;
+	uint16_t pkey;
+};
+
+/* The states of a communication ID (IBTA Vol 1 12.9; the kernel's enum
+ * ib_cm_state). LISTEN is a listening ID's; SIDR_REQ_SENT/RCVD are the
+ * SIDR exchange's (12.11). */
+enum wqe_cm_state {
+	WQE_CM_IDLE,
+	WQE_CM_LISTEN,
+	WQE_CM_REQ_SENT,
+	WQE_CM_REQ_RCVD,
+	WQE_CM_MRA_REQ_SENT,
+	WQE_CM_MRA_REQ_RCVD,
+	WQE_CM_REP_SENT,
+	WQE_CM_REP_RCVD,
+	WQE_CM_MRA_REP_SENT,
+	WQE_CM_MRA_REP_RCVD,
+	WQE_CM_ESTABLISHED,
+	WQE_CM_DREQ_SENT,
+	WQE_CM_DREQ_RCVD,
+	WQE_CM_TIMEWAIT,
+	WQE_CM_SIDR_REQ_SENT,
+	WQE_CM_SIDR_REQ_RCVD,
+};
+#define WQE_CM_STATE_COUNT 16
+/* "IDLE", "REQ_SENT", ...; "unknown" otherwise. */
+WQE_API const char *wqe_cm_state_str(enum wqe_cm_state s);
+
+/* Events (the kernel's enum ib_cm_event_type, less LAP/APR). */
+enum wqe_cm_event_type {
+	WQE_CM_EV_REQ_RECEIVED,	     /* passive: a new ID in REQ_RCVD; ev.msg the REQ */
+	WQE_CM_EV_REQ_ERROR,	     /* active: no REP within the retries (REJ Timeout sent) */
+	WQE_CM_EV_REP_RECEIVED,	     /* active: ID in REP_RCVD; ev.msg the REP */
+	WQE_CM_EV_REP_ERROR,	     /* passive: no RTU within the retries (REJ Timeout sent) */
+	WQE_CM_EV_RTU_RECEIVED,	     /* passive: ESTABLISHED; ev.msg the RTU */
+	WQE_CM_EV_MRA_RECEIVED,	     /* the peer asked for more time; ev.msg the MRA */
+	WQE_CM_EV_REJ_RECEIVED,	     /* ev.msg the REJ, ev.reason its reason; the ID in IDLE
+				      * before a REP (TIMEWAIT for Stale Connection),
+				      * in TIMEWAIT from REP_RCVD on */
+	WQE_CM_EV_DREQ_RECEIVED,     /* ID in DREQ_RCVD; answer with wqe_cm_drep() */
+	WQE_CM_EV_DREQ_ERROR,	     /* no DREP within the retries: ID in TIMEWAIT */
+	WQE_CM_EV_DREP_RECEIVED,     /* ID in TIMEWAIT (from DREQ_SENT, or DREQ_RCVD) */
+	WQE_CM_EV_TIMEWAIT_EXIT,     /* ID back in IDLE (destroy it) */
+	WQE_CM_EV_SIDR_REQ_RECEIVED, /* passive: a new ID in SIDR_REQ_RCVD */
+	WQE_CM_EV_SIDR_REQ_ERROR,    /* active: no SIDR_REP within the retries */
+	WQE_CM_EV_SIDR_REP_RECEIVED, /* active: ev.msg the SIDR_REP, ID in IDLE */
+};
+/* "REQ_RECEIVED", ...; "unknown" otherwise. */
+WQE_API const char *wqe_cm_event_str(enum wqe_cm_event_type t);
+
+/*
+ * One event. Valid only during the callback (copy what is kept).
+ * @id:         the ID it is about. REQ_RECEIVED and SIDR_REQ_RECEIVED
+ *              give a new ID the consumer now owns (wqe_cm_destroy_id()).
+ * @listen_id:  for those two, the listening ID that matched, else NULL.
+ * @context:    the ID's context (for a new ID, the listener's).
+ * @msg:        the message that caused it, decoded, or NULL (timeouts,
+ *              TIMEWAIT exit).
+ * @reason:     REJ_RECEIVED: the REJ's reason; SIDR_REP_RECEIVED: its
+ *              status; the *_ERROR events: WQE_CM_REJ_TIMEOUT.
+ * @from:       the address the message came from (zeroed if none).
+ */
+struct wqe_cm_event {
+	enum wqe_cm_event_type type;
+	struct wqe_cm_id *id;
+	struct wqe_cm_id *listen_id;
+	void *context;
+	const struct wqe_cm_msg *msg;
+	uint16_t reason;
+	struct wqe_cm_addr from;
+};
+
+/* Why a received MAD was refused (wqe_cm_agent_receive() returns it and
+ * counts it in wqe_cm_agent_stats.rx_refused[]). A refusal changes no
+ * state; what it answers is in docs/rdma-cm.md. */
+enum wqe_cm_refusal {
+	WQE_CM_RX_OK = 0,
+	WQE_CM_RX_MALFORMED,	 /* wqe_cm_decode() refused it: dropped */
+	WQE_CM_RX_UNKNOWN_ID,	 /* no ID of ours is named (REP: REJ Invalid Comm ID;
+				  * DREQ: DREP; others dropped) */
+	WQE_CM_RX_BAD_STATE,	 /* the ID is in a state that does not take it: dropped */
+	WQE_CM_RX_DUPLICATE,	 /* a replay: answered as ib_cm does (the MRA, RTU or
+				  * DREP again; REJ Stale Connection for a REQ in
+				  * TIMEWAIT) or dropped */
+	WQE_CM_RX_STALE,	 /* REQ for a QP of the peer still connected or in
+				  * TIMEWAIT: REJ Stale Connection */
+	WQE_CM_RX_NO_LISTENER,	 /* REQ: REJ Invalid Service ID; SIDR_REQ: SIDR_REP Unsupported */
+	WQE_CM_RX_NO_RESOURCES,	 /* REQ flood: the listener's backlog, the agent's
+				  * bound on REQ_RCVD IDs or its ID table is full:
+				  * REJ No Resources (SIDR_REP Reject) */
+	WQE_CM_RX_UNSUPPORTED,	 /* REQ of a transport other than RC/UC: REJ Invalid
+				  * Transport Type */
+	WQE_CM_RX_MISMATCH,	 /* names our ID but not the peer's ID or QPN it holds: dropped */
+};
+#define WQE_CM_RX_REFUSAL_COUNT 10
+/* "ok", "malformed", "unknown ID", ...; "unknown" otherwise. */
+WQE_API const char *wqe_cm_refusal_str(enum wqe_cm_refusal r);
+
+/* Counters, from the agent's creation. Per-attribute arrays are indexed
+ * by attribute - WQE_CM_ATTR_REQ (0 REQ ... 8 SIDR_REP). */
+struct wqe_cm_agent_stats {
+	uint64_t rx[9];			/* MADs accepted */
+	uint64_t tx[9];			/* MADs handed to the send callback */
+	uint64_t rx_refused[WQE_CM_RX_REFUSAL_COUNT]; /* [0] unused */
+	uint64_t retransmits;		/* REQ, REP, DREQ, SIDR_REQ resent on timeout */
+	uint64_t timeouts;		/* exchanges that ran out of retries */
+	uint64_t send_errors;		/* the send callback returned nonzero */
+	uint32_t ids;			/* IDs in use now (listeners included) */
+	uint32_t req_rcvd;		/* of them in REQ_RCVD or MRA_REQ_SENT */
+	uint32_t timewait;		/* of them in TIMEWAIT */
+};
+
+/* The caller's side of an agent. */
+struct wqe_cm_agent_ops {
+	/* Send the 256 bytes of @mad to @to (QPN 1). Return 0 if it was
+	 * posted, nonzero otherwise (counted; the MAD counts as lost, and a
+	 * retried one is resent on its timer). Required. */
+	int (*send)(void *ctx, const struct wqe_cm_addr *to, const uint8_t *mad);
+	/* Report @ev. Required. */
+	void (*event)(void *ctx, const struct wqe_cm_event *ev);
+	/* A monotonic clock in ns. Required. */
+	uint64_t (*now_ns)(void *ctx);
+	/* 32 random bits for local communication IDs and transaction IDs;
+	 * NULL reads the kernel's getrandom(). Tests give a seeded one. */
+	uint32_t (*random)(void *ctx);
+};
+
+/*
+ * Creation attributes. Zero fields take the defaults.
+ * @local_gid:   our port's GID (the REQ's primary local GID).
+ * @ca_guid:     the CA GUID put in REQ, REP and a Timeout REJ's ARI
+ *               (0 allowed: RoCE has no GUIDs to speak of).
+ * @max_ids:     the ID table's size, listeners included (default 1024,
+ *               at most 65536); allocated once, at creation.
+ * @max_req_rcvd: IDs in REQ_RCVD/MRA_REQ_SENT across all listeners
+ *               (default max_ids / 2); a REQ past it is REJ No Resources.
+ */
+struct wqe_cm_agent_attr {
+	union wqe_gid local_gid;
+	uint64_t ca_guid;
+	uint32_t max_ids;
+	uint32_t max_req_rcvd;
+};
+
+/* A new agent calling @ops with @ctx, or NULL (errno EINVAL: a required
+ * callback missing or max_ids over 65536, ENOMEM). */
+WQE_API struct wqe_cm_agent *wqe_cm_agent_create(const struct wqe_cm_agent_attr *attr,
+						 const struct wqe_cm_agent_ops *ops, void *ctx);
+/* Frees the agent and every ID, sending nothing and reporting nothing
+ * (the peers time out). NULL is a no-op. Not from inside a callback. */
+WQE_API void wqe_cm_agent_destroy(struct wqe_cm_agent *agent);
+
+/*
+ * wqe_cm_agent_receive - feed a MAD received on the GSI QP.
+ * @from: its source (the GRH's source GID, the completion's source QP, the
+ *        P_Key); replies go there.
+ * @mad, @len: the MAD (the UD payload after the 40-byte GRH).
+ * Runs the state machine: sends what the message calls for and reports
+ * events. Returns WQE_CM_RX_OK (0), or the enum wqe_cm_refusal that
+ * refused it (counted; no ID's state changed, though a reply may have been
+ * sent, as the refusal's comment says); EINVAL as a negative -EINVAL for
+ * NULL arguments.
+ */
+WQE_API int wqe_cm_agent_receive(struct wqe_cm_agent *agent, const struct wqe_cm_addr *from,
+				 const uint8_t *mad, size_t len);
+
+/* The earliest time (the clock's ns) at which wqe_cm_agent_tick() has
+ * work: a retransmission, a timeout, a TIMEWAIT ending; UINT64_MAX if
+ * none. */
+WQE_API uint64_t wqe_cm_agent_next_deadline(const struct wqe_cm_agent *agent);
+/* Runs every timer due at the clock's now: resends, timeouts (events),
+ * TIMEWAIT exits. Returns how many timers fired. */
+WQE_API int wqe_cm_agent_tick(struct wqe_cm_agent *agent);
+/* Copies the counters to *@s. */
+WQE_API void wqe_cm_agent_stats(const struct wqe_cm_agent *agent, struct wqe_cm_agent_stats *s);
+
+/* The state of @id; its local communication ID (random, nonzero, unique
+ * among the agent's IDs, TIMEWAIT ones included); the peer's (0 until
+ * known); its context, and a setter for it. */
+WQE_API enum wqe_cm_state wqe_cm_id_state(const struct wqe_cm_id *id);
+WQE_API uint32_t wqe_cm_id_local_id(const struct wqe_cm_id *id);
+WQE_API uint32_t wqe_cm_id_remote_id(const struct wqe_cm_id *id);
+WQE_API void *wqe_cm_id_context(const struct wqe_cm_id *id);
+WQE_API void wqe_cm_id_set_context(struct wqe_cm_id *id, void *context);
+
+/*
+ * wqe_cm_destroy_id - the consumer is done with @id (one it got from
+ * wqe_cm_listen(), wqe_cm_connect(), wqe_cm_sidr_req() or a *_RECEIVED
+ * event). No event is reported for it afterwards. As ib_cm's
+ * cm_destroy_id(): REQ_SENT/MRA_REQ_RCVD send REJ Timeout;
+ * REQ_RCVD/MRA_REQ_SENT/REP_RCVD/MRA_REP_SENT/REP_SENT/MRA_REP_RCVD send
+ * REJ Consumer Defined (REP_SENT/MRA_REP_RCVD then wait out TIMEWAIT);
+ * SIDR_REQ_RCVD a SIDR_REP Reject; ESTABLISHED sends a DREQ (once) and
+ * DREQ_RCVD a DREP; the ID then waits out TIMEWAIT inside the agent (its local ID
+ * stays reserved) and is freed. Returns 0 or EINVAL (NULL).
+ */
+WQE_API int wqe_cm_destroy_id(struct wqe_cm_id *id);
+
+/*
+ * wqe_cm_listen - a listening ID for REQs and SIDR_REQs of @service_id.
+ * @backlog: at most this many of its passive IDs in REQ_RCVD or
+ *           MRA_REQ_SENT at once (0: the agent's max_req_rcvd).
+ * Returns the ID (state LISTEN), or NULL: errno EINVAL (@service_id
+ * already listened on), ENOSPC (table full).
+ */
+WQE_API struct wqe_cm_id *wqe_cm_listen(struct wqe_cm_agent *agent, uint64_t service_id,
+					uint32_t backlog, void *context);
+
+/*
+ * What the active side asks in its REQ (IBTA 12.6.5).
+ * @peer: where the REQ goes (the peer's GID; qpn ignored, always 1; pkey
+ *     also the REQ's, 0 meaning 0xffff).
+ * @local_qpn: our QP (2 to 0xffffff); @starting_psn 24 bits.
+ * @path_mtu: 1 (256) to 5 (4096); @flow_label 20 bits; @sl 0-15.
+ * @transport: WQE_CM_TRANSPORT_RC or _UC.
+ * @packet_life_time: 0-30, the path's (4.096 us x 2^t); the REQ's local
+ *     ACK timeout is this + 1 (2 for 0: ib_cm's cm_ack_timeout() with no
+ *     CA ACK delay); once the REP is in, the QP's RTS timeout and TIMEWAIT
+ *     are that rule applied to the REP's target ACK delay.
+ * @remote_cm_response_timeout, @local_cm_response_timeout: 0-31 (4.096 us
+ *     x 2^t): how long the peer may take to answer us, and we it.
+ * @max_cm_retries: 0-15 resends of REQ (and of this ID's DREQ).
+ * @retry_count, @rnr_retry_count: 0-7, for the QPs' RTS.
+ * @min_rnr_timer: 0-31, our QP's RTR value (not on the wire).
+ * @responder_resources, @initiator_depth: RDMA READ/atomic depth we serve
+ *     and we issue.
+ * @manual_rtu: 0 sends the RTU by itself once the REP_RECEIVED event's
+ *     callback returns with the ID still in REP_RCVD (what rdma_cm does
+ *     right after moving its QP to RTS; move it inside the callback); 1
+ *     leaves it to wqe_cm_rtu() (ib_cm's ib_send_cm_rtu()).
+ */
+struct wqe_cm_conn_param {
+	struct wqe_cm_addr peer;
+	uint64_t service_id;
+	uint8_t transport;
+	uint32_t local_qpn;
+	uint32_t starting_psn;
+	uint32_t qkey;
+	enum wqe_mtu path_mtu;
+	union wqe_gid local_gid; /* all zero: the agent's */
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint32_t flow_label;
+	uint8_t sl;
+	uint8_t packet_life_time;
+	uint8_t remote_cm_response_timeout;
+	uint8_t local_cm_response_timeout;
+	uint8_t max_cm_retries;
+	uint8_t retry_count;
+	uint8_t rnr_retry_count;
+	uint8_t min_rnr_timer;
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	uint8_t srq;
+	uint8_t manual_rtu;
+	const void *private_data; /* up to WQE_CM_REQ_PDATA_LEN bytes */
+	size_t private_data_len;
+};
+
+/* wqe_cm_connect - a new active ID that sends a REQ built from @p and
+ * waits in REQ_SENT (the consumer may now take its QP to INIT). NULL on
+ * error: EINVAL (NULL, a field out of range, a transport other than RC or
+ * UC, private data over 92 bytes), ENOSPC (the ID table is full). */
+WQE_API struct wqe_cm_id *wqe_cm_connect(struct wqe_cm_agent *agent,
+					 const struct wqe_cm_conn_param *p, void *context);
+
+/* What the passive side answers in its REP (IBTA 12.6.8). */
+struct wqe_cm_accept_param {
+	uint32_t local_qpn;
+	uint32_t starting_psn;
+	uint32_t qkey;
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	uint8_t target_ack_delay;
+	uint8_t rnr_retry_count; /* the RNR retries the active's QP is to make */
+	uint8_t min_rnr_timer;	 /* our QP's RTR value (not on the wire) */
+	uint8_t srq;
+	const void *private_data; /* up to WQE_CM_REP_PDATA_LEN bytes */
+	size_t private_data_len;
+};
+
+/* wqe_cm_accept - send a REP for @id (REQ_RCVD or MRA_REQ_SENT) and wait
+ * for the RTU in REP_SENT. 0 or EINVAL (state, range, private data). */
+WQE_API int wqe_cm_accept(struct wqe_cm_id *id, const struct wqe_cm_accept_param *p);
+
+/* wqe_cm_reject - send a REJ with @reason (1-35), @ari_len bytes of ARI
+ * (at most 72) and up to 148 bytes of private data, for @id in REQ_RCVD,
+ * MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT (the message rejected: REQ or REP),
+ * REQ_SENT or MRA_REQ_RCVD (then IDLE), REP_SENT or MRA_REP_RCVD (then
+ * TIMEWAIT: our REP may have made the connection), as ib_cm's
+ * ib_send_cm_rej(). 0 or EINVAL. */
+WQE_API int wqe_cm_reject(struct wqe_cm_id *id, uint16_t reason, const void *ari, size_t ari_len,
+			  const void *private_data, size_t private_data_len);
+
+/* wqe_cm_mra - send an MRA with @service_timeout (0-31: 4.096 us x 2^t
+ * more) for @id in REQ_RCVD (then MRA_REQ_SENT) or REP_RCVD (then
+ * MRA_REP_SENT); resent for each duplicate of the message it covers.
+ * Up to 222 bytes of private data. 0 or EINVAL. */
+WQE_API int wqe_cm_mra(struct wqe_cm_id *id, uint8_t service_timeout, const void *private_data,
+		       size_t private_data_len);
+
+/* wqe_cm_rtu - send the RTU for @id in REP_RCVD or MRA_REP_SENT (up to
+ * 224 bytes of private data): ESTABLISHED. 0 or EINVAL. */
+WQE_API int wqe_cm_rtu(struct wqe_cm_id *id, const void *private_data, size_t private_data_len);
+
+/* wqe_cm_established - the passive side's QP received its first packet
+ * (WQE_EVENT_COMM_EST) before the RTU: @id in REP_SENT or MRA_REP_RCVD
+ * goes to ESTABLISHED without one (ib_cm_notify(IB_EVENT_COMM_EST)).
+ * 0 or EINVAL. */
+WQE_API int wqe_cm_established(struct wqe_cm_id *id);
+
+/* wqe_cm_disconnect - from ESTABLISHED, send a DREQ (up to 220 bytes of
+ * private data) and wait in DREQ_SENT; from DREQ_RCVD, send the DREP
+ * instead (as rdma_disconnect() does). 0 or EINVAL. */
+WQE_API int wqe_cm_disconnect(struct wqe_cm_id *id, const void *private_data,
+			      size_t private_data_len);
+
+/* wqe_cm_drep - answer a DREQ: @id in DREQ_RCVD sends a DREP (up to 224
+ * bytes of private data) and enters TIMEWAIT. 0 or EINVAL. */
+WQE_API int wqe_cm_drep(struct wqe_cm_id *id, const void *private_data, size_t private_data_len);
+
+/* What a SIDR_REQ asks (IBTA 12.11.1). @timeout: 0-31 (4.096 us x 2^t)
+ * per try, @max_cm_retries resends. */
+struct wqe_cm_sidr_param {
+	struct wqe_cm_addr peer;
+	uint64_t service_id;
+	uint8_t timeout;
+	uint8_t max_cm_retries;
+	const void *private_data; /* up to WQE_CM_SIDR_REQ_PDATA_LEN bytes */
+	size_t private_data_len;
+};
+
+/* wqe_cm_sidr_req - a new ID that sends a SIDR_REQ (its request ID is
+ * the local communication ID) and waits in SIDR_REQ_SENT. NULL: EINVAL,
+ * ENOSPC. */
+WQE_API struct wqe_cm_id *wqe_cm_sidr_req(struct wqe_cm_agent *agent,
+					  const struct wqe_cm_sidr_param *p, void *context);
+
+/* wqe_cm_sidr_rep - answer @id in SIDR_REQ_RCVD: a SIDR_REP with
+ * @status (enum wqe_cm_sidr_status), the UD QP's @qpn and @qkey, and up
+ * to 136 bytes of private data; the ID goes to IDLE. 0 or EINVAL. */
+WQE_API int wqe_cm_sidr_rep(struct wqe_cm_id *id, uint8_t status, uint32_t qpn, uint32_t qkey,
+			    const void *private_data, size_t private_data_len);
+
+/*
+ * wqe_cm_qp_attr - the QP attributes that take the consumer's QP of @id
+ * to @state (INIT, RTR or RTS) from what the exchange agreed, as the
+ * kernel's ib_cm_init_qp_attr():
+ *   INIT  port 1, P_Key index 0, access REMOTE_WRITE, with REMOTE_READ and
+ *         REMOTE_ATOMIC if we serve any responder resources;
+ *   RTR   the AV (the peer's GID, our GID index 0, hop limit, traffic
+ *         class, flow label, SL of the REQ's primary path; dmac zero: the
+ *         caller resolves the peer's MAC), path MTU, the peer's QPN and
+ *         starting PSN (rq_psn), max_dest_rd_atomic (our responder
+ *         resources, at most 16) and min_rnr_timer (RC); an SL over 7
+ *         is passed on, for wqe_modify_qp() to refuse;
+ *   RTS   our starting PSN (sq_psn), and for RC the local ACK timeout,
+ *         the REQ's retry count, the peer's RNR retry count and
+ *         max_rd_atomic (our initiator depth, at most 16).
+ * Fills *@attr (zeroed first) and *@mask (WQE_QP_* bits for
+ * wqe_modify_qp()). INIT is allowed once the REQ is sent or received,
+ * RTR once the peer's QPN is known (REQ_RCVD on the passive side, REP_RCVD
+ * on the active), RTS once the REP is sent or received; ESTABLISHED and
+ * the DREQ states allow all three. Returns 0 or EINVAL (another state, a
+ * SIDR or listening ID, NULL).
+ */
+WQE_API int wqe_cm_qp_attr(const struct wqe_cm_id *id, enum wqe_qp_state state,
+			   struct wqe_qp_attr *attr, int *mask);
+
+/* The CM response timeout of code @t (0-31) in ns: 4.096 us x 2^t
+ * (IBTA 12.7.31). Codes over 31 are taken as 31. */
+WQE_API uint64_t wqe_cm_timeout_ns(uint8_t t);
 
 #ifdef __cplusplus
 }
