@@ -171,7 +171,7 @@ fault_bad)
 	expect_rc 2 "$WQE" exec --local "$S" --fault "" -- ibv_devinfo -l
 	expect_in "$TMP/err" "--fault needs a SPEC"
 	# unset without --fault, whatever the caller's environment holds
-	expect_rc 0 env WQE_IBV_FAULT=bogus "$WQE" exec --local "$S" -- ibv_devinfo -l
+	WQE_IBV_FAULT=bogus expect_rc 0 wexec --local "$S" -- ibv_devinfo -l
 	expect_in "$TMP/out" "1 HCA found"
 	;;
 write_bw_fault)
