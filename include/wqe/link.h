@@ -441,8 +441,8 @@ WQE_API int wqe_query_qp_stats(struct wqe_qp *qp, struct wqe_qp_stats *stats);
  * wqe_context_set_trace - call @fn with every engine event of @ctx
  * (wqe/trace.h); NULL stops. Returns 0 or EINVAL. With WQE_NIC_THREAD, @fn
  * runs in the NIC thread, or in a thread in wqe_poll_cq() that found the
- * CQ empty and ran the NIC's pass itself, with the context's command
- * lock held: it must
+ * CQ empty and the NIC thread asleep and ran the NIC's pass itself, with
+ * the context's command lock held: it must
  * not call into the context, and what it writes the application reads
  * only after a command (any statistics query orders the two). The same
  * holds for a clock set with wqe_context_set_clock().

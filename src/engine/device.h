@@ -329,12 +329,13 @@ int nic_progress(struct nic *n);
 
 /*
  * NIC_THREAD: one pass of the NIC in the caller's thread, as the NIC
- * thread makes them, if the NIC is free (not at work on its thread, no
- * command waiting: it never waits); returns the work done (0 if it did
- * not run). For a caller that found nothing and would spin: on a machine
- * with fewer cores than busy threads the NIC thread may not get one, and
- * a sleeping one need not be woken (what the kernel's rxe does in the
- * poster's own system call). The event and trace callbacks then run in
+ * thread makes them, if the NIC thread is asleep in poll() and the NIC
+ * free (no command waiting: it never waits); returns the work done (0 if
+ * it did not run). For a caller that found nothing and would spin: a
+ * sleeping NIC thread need not be woken and scheduled for the caller's
+ * completions (the kernel's rxe does the work in the poster's own system
+ * call); an awake one is left to work (taking its passes makes the
+ * command lock bounce between cores). The event and trace callbacks then run in
  * the caller's thread, the command lock held, as in the NIC thread's.
  * NIC_CALLER: 0, nothing done. Not a command.
  */
