@@ -47,6 +47,27 @@ struct wqe_cm_id *wqe_cm_listen(struct wqe_cm_agent *a, uint64_t service_id, uin
 	return id;
 }
 
+/* A new ID on the active side (REQ or SIDR_REQ) towards @peer's GSI QP
+ * (the default P_Key if it names none), or NULL with errno ENOSPC. */
+static struct wqe_cm_id *active_id_alloc(struct wqe_cm_agent *a, const struct wqe_cm_addr *peer,
+					 uint64_t service_id, void *context)
+{
+	struct wqe_cm_id *id = cm_id_alloc(a);
+
+	if (!id) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	id->active = 1;
+	id->context = context;
+	id->peer = *peer;
+	id->peer.qpn = WQE_GSI_QPN;
+	if (!id->peer.pkey)
+		id->peer.pkey = WQE_DEFAULT_PKEY;
+	id->service_id = service_id;
+	return id;
+}
+
 static int conn_param_ok(const struct wqe_cm_conn_param *p)
 {
 	return (p->transport == WQE_CM_TRANSPORT_RC || p->transport == WQE_CM_TRANSPORT_UC) &&
@@ -77,19 +98,10 @@ struct wqe_cm_id *wqe_cm_connect(struct wqe_cm_agent *a, const struct wqe_cm_con
 		errno = EINVAL;
 		return NULL;
 	}
-	id = cm_id_alloc(a);
-	if (!id) {
-		errno = ENOSPC;
+	id = active_id_alloc(a, &p->peer, p->service_id, context);
+	if (!id)
 		return NULL;
-	}
-	id->active = 1;
 	id->manual_rtu = p->manual_rtu;
-	id->context = context;
-	id->peer = p->peer;
-	id->peer.qpn = WQE_GSI_QPN;
-	if (!id->peer.pkey)
-		id->peer.pkey = WQE_DEFAULT_PKEY;
-	id->service_id = p->service_id;
 	id->transport = p->transport;
 	id->local_qpn = p->local_qpn;
 	id->local_psn = p->starting_psn;
@@ -330,18 +342,9 @@ struct wqe_cm_id *wqe_cm_sidr_req(struct wqe_cm_agent *a, const struct wqe_cm_si
 		errno = EINVAL;
 		return NULL;
 	}
-	id = cm_id_alloc(a);
-	if (!id) {
-		errno = ENOSPC;
+	id = active_id_alloc(a, &p->peer, p->service_id, context);
+	if (!id)
 		return NULL;
-	}
-	id->active = 1;
-	id->context = context;
-	id->peer = p->peer;
-	id->peer.qpn = WQE_GSI_QPN;
-	if (!id->peer.pkey)
-		id->peer.pkey = WQE_DEFAULT_PKEY;
-	id->service_id = p->service_id;
 	cm_msg_init(id, &m, WQE_CM_ATTR_SIDR_REQ);
 	m.u.sidr_req.request_id = id->local_id;
 	m.u.sidr_req.pkey = id->peer.pkey;
