@@ -180,6 +180,10 @@ int wi_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void wi_cq_ex_ops(struct wi_cq *cq, uint64_t wc_flags);
 void wi_qp_ex_ops(struct wi_qp *qp);
 
+/* WQE_PRIVATE_1, for wqe's librdmacm: the device's GSI QP (QP1) on @pd,
+ * UD, no SRQ; NULL with errno (EINVAL, EBUSY: the context has one). */
+struct ibv_qp *wqe_ibv_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+
 /* struct ibv_ah_attr to wqe's (EINVAL: not global, as RoCE refuses). */
 int wi_ah_attr_in(struct wi_device *d, const struct ibv_ah_attr *in, struct wqe_ah_attr *out);
 void wi_ah_attr_out(const struct wqe_ah_attr *in, struct ibv_ah_attr *out);

@@ -13,7 +13,7 @@
 #define WI_QP_MASK_KNOWN ((int)IBV_QP_DEST_QPN * 2 - 1)
 
 static struct ibv_qp *qp_new(struct ibv_context *context, struct ibv_qp_init_attr_ex *a,
-			     bool extended)
+			     bool extended, bool gsi)
 {
 	struct wqe_qp_init_attr w;
 	struct wi_qp *q;
@@ -52,6 +52,7 @@ static struct ibv_qp *qp_new(struct ibv_context *context, struct ibv_qp_init_att
 	w.qp_type = (enum wqe_qp_type)a->qp_type;
 	w.sq_sig_all = a->sq_sig_all;
 	w.srq = a->srq ? ((struct wi_srq *)(void *)a->srq)->w : NULL;
+	w.create_flags = gsi ? WQE_QP_CREATE_GSI : 0;
 	q->w = wqe_create_qp(((struct wi_pd *)a->pd)->w, &w);
 	if (!q->w) {
 		free(q);
@@ -107,7 +108,33 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	a.sq_sig_all = attr->sq_sig_all;
 	a.pd = pd;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD;
-	qp = qp_new(pd->context, &a, false);
+	qp = qp_new(pd->context, &a, false, false);
+	if (qp)
+		attr->cap = a.cap;
+	return qp;
+}
+
+/* The drop-in librdmacm's one way in (WQE_PRIVATE_1 in libibverbs.map):
+ * the device's GSI QP, as the kernel's CM has it. */
+struct ibv_qp *wqe_ibv_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp *qp;
+
+	if (!pd || !attr || attr->qp_type != IBV_QPT_UD || attr->srq) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_context = attr->qp_context;
+	a.send_cq = attr->send_cq;
+	a.recv_cq = attr->recv_cq;
+	a.cap = attr->cap;
+	a.qp_type = IBV_QPT_UD;
+	a.sq_sig_all = attr->sq_sig_all;
+	a.pd = pd;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qp = qp_new(pd->context, &a, false, true);
 	if (qp)
 		attr->cap = a.cap;
 	return qp;
@@ -129,7 +156,7 @@ struct ibv_qp *wi_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	return qp_new(context, a, (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0);
+	return qp_new(context, a, (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0, false);
 }
 
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)

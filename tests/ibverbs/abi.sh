@@ -4,7 +4,8 @@
 # - its soname is libibverbs.so.1 and it needs nothing of rdma-core's;
 # - every public symbol Debian's libibverbs.so.1 exports at its default
 #   version is exported at that version, and ibv_query_gid_type at
-#   IBVERBS_PRIVATE_34; nothing of wqe's own is exported;
+#   IBVERBS_PRIVATE_34; of wqe's own only wqe_ibv_create_gsi_qp, at
+#   WQE_PRIVATE_1 (for wqe's librdmacm);
 # - with it first on LD_LIBRARY_PATH, every symbol each Debian verbs binary
 #   imports binds (ldd -r: BIND_NOW would refuse to start the program).
 . "$(dirname "$0")/../cli/lib.sh" /bin/true
@@ -27,6 +28,7 @@ objdump -p "$LIB" | grep -E "NEEDED" | grep -qE "libibverbs|libmlx5|librdmacm" &
 
 defined "$REAL" | grep -v '@IBVERBS_PRIVATE' >"$TMP/real"
 echo "ibv_query_gid_type@IBVERBS_PRIVATE_34" >>"$TMP/real"
+echo "wqe_ibv_create_gsi_qp@WQE_PRIVATE_1" >>"$TMP/real"
 defined "$LIB" >"$TMP/mine"
 sort -o "$TMP/real" "$TMP/real"
 CHECKS=$((CHECKS + 1))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Checks the stand-in libmlx5.so.1, libefa.so.1 and librdmacm.so.1 in the
+# Checks the stand-in libmlx5.so.1 and libefa.so.1 and the drop-in
+# librdmacm.so.1 (which needs the drop-in libibverbs.so.1 besides libc) in the
 # directory $1 against Debian's real libraries, the oracle: the same defined
 # dynamic symbols (name@version, type, and size for data objects), the same
 # version nodes chained the same way, the right SONAME, no undefined symbol
@@ -104,9 +105,12 @@ for lib in "${libs[@]}"; do
 
 	# Undefined: only libc's (versioned GLIBC_*), and the weak hooks every
 	# crtbegin.o refers to.
-	und=$(objdump -T "$ours" | awk '$0 ~ /\*UND\*/ {
+	# librdmacm, wqe's drop-in rather than a stand-in, takes the verbs
+	# (and its GSI QP, at WQE_PRIVATE_1) from the drop-in libibverbs.
+	und=$(objdump -T "$ours" | awk -v lib="$lib" '$0 ~ /\*UND\*/ {
 		name = $NF; ver = $(NF - 1)
 		if (ver ~ /^\(?GLIBC_[0-9.]+\)?$/) next
+		if (lib == "librdmacm.so.1" && ver ~ /^\(?(IBVERBS_[0-9.]+|WQE_PRIVATE_1)\)?$/) next
 		if ($2 == "w" && (name == "__gmon_start__" || name ~ /^_ITM_(de)?registerTMCloneTable$/)) next
 		print "  " ver " " name
 	}')
@@ -115,6 +119,7 @@ for lib in "${libs[@]}"; do
 		echo "$und" >&2
 	fi
 	needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | grep -vx 'libc.so.6' || true)
+	[[ $lib == librdmacm.so.1 ]] && needed=$(grep -vx 'libibverbs.so.1' <<<"$needed" || true)
 	[[ -z $needed ]] || err "$lib: needs more than libc: $needed"
 done
 
@@ -175,4 +180,4 @@ if [[ $fail -ne 0 ]]; then
 	echo "check_symbols: FAILED" >&2
 	exit 1
 fi
-echo "check_symbols: libmlx5, libefa, librdmacm stand-ins in $dir match Debian's"
+echo "check_symbols: the libmlx5 and libefa stand-ins and the librdmacm drop-in in $dir match Debian's"

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include <infiniband/efadv.h>
@@ -77,23 +78,39 @@ static void probe_efa(void)
 	      "efadv_create_qp_ex: not NULL with EOPNOTSUPP");
 }
 
+/* The drop-in librdmacm with no device (WQE_IBV_LOCAL unset): IDs and
+ * channels work, anything that needs a device fails as documented. */
 static void probe_rdmacm(void)
 {
-	static int sentinel; /* not NULL: the failing calls must set the out-pointers to NULL */
-	struct rdma_cm_id *id = (void *)&sentinel;
-	struct rdma_addrinfo *res = (void *)&sentinel;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id = NULL;
+	struct rdma_addrinfo *res = NULL;
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001)};
+	int n = -1;
+	struct ibv_context **devs;
 
+	ch = rdma_create_event_channel();
+	check(ch != NULL && ch->fd >= 0, "rdma_create_event_channel: no channel");
+	check(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0 && id != NULL,
+	      "rdma_create_id: not 0 with an id");
 	errno = 0;
-	check(rdma_create_event_channel() == NULL && errno == ENODEV,
-	      "rdma_create_event_channel: not NULL with ENODEV");
+	check(id && rdma_bind_addr(id, (struct sockaddr *)&sin) == -1 && errno == EADDRNOTAVAIL,
+	      "rdma_bind_addr(127.0.0.1) with no device: not -1 with EADDRNOTAVAIL");
 	errno = 0;
-	check(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP) == -1 && errno == ENODEV && id == NULL,
-	      "rdma_create_id: not -1 with ENODEV and a NULL id");
-	errno = 0;
-	check(rdma_getaddrinfo("127.0.0.1", "18515", NULL, &res) == -1 && errno == ENODEV &&
-		  res == NULL,
-	      "rdma_getaddrinfo: not -1 with ENODEV and a NULL list");
+	check(id && rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin, 100) == -1 &&
+		  errno == ENODEV,
+	      "rdma_resolve_addr with no device: not -1 with ENODEV");
+	check(id && rdma_destroy_id(id) == 0, "rdma_destroy_id: not 0");
+	if (ch)
+		rdma_destroy_event_channel(ch);
+	check(rdma_getaddrinfo("127.0.0.1", "18515", NULL, &res) == 0 && res && res->ai_dst_addr &&
+		  res->ai_dst_addr->sa_family == AF_INET,
+	      "rdma_getaddrinfo: no IPv4 destination");
+	rdma_freeaddrinfo(res);
 	rdma_freeaddrinfo(NULL);
+	devs = rdma_get_devices(&n);
+	check(devs && !devs[0] && n == 0, "rdma_get_devices: not an empty list");
+	rdma_free_devices(devs);
 	check(strcmp(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED), "RDMA_CM_EVENT_ESTABLISHED") == 0,
 	      "rdma_event_str(RDMA_CM_EVENT_ESTABLISHED): wrong string");
 	check(strcmp(rdma_event_str((enum rdma_cm_event_type)99), "UNKNOWN EVENT") == 0,
