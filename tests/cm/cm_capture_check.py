@@ -3,7 +3,7 @@
 """The CM MADs of real captures as Wireshark's dissector (tshark) reads them.
 
 usage: /usr/bin/python3 cm_capture_check.py [--expect LIST] [--each LIST]
-           [--port N] [--rej-reason N] FILE.pcap...
+           [--none LIST] [--port N] [--rej-reason N] FILE.pcap...
 
 For captures of programs run on the drop-in librdmacm (tests/ibverbs/
 exec_rdmacm.sh), where no expectation file exists: every frame to BTH
@@ -33,6 +33,7 @@ Messages are counted per type and per capture:
   --expect LIST   each TYPE in LIST (comma-separated; TYPE:N for at least N)
                   appears in the captures taken together;
   --each LIST     the same of every capture on its own;
+  --none LIST     no TYPE of LIST appears in any capture;
   --port N        every REQ and SIDR_REQ names rdma_cm port N in its
                   service ID;
   --rej-reason N  every REJ gives reason N (IBTA table 112; 8 is Invalid
@@ -441,16 +442,16 @@ def parse_list(s, flag):
 
 
 def parse_args(argv):
-    opts = {"expect": {}, "each": {}, "port": None, "rej_reason": None}
+    opts = {"expect": {}, "each": {}, "none": {}, "port": None, "rej_reason": None}
     files = []
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--expect", "--each", "--port", "--rej-reason"):
+        if a in ("--expect", "--each", "--none", "--port", "--rej-reason"):
             if i + 1 >= len(argv):
                 raise ValueError("%s needs a value" % a)
             v = argv[i + 1]
-            if a in ("--expect", "--each"):
+            if a in ("--expect", "--each", "--none"):
                 opts[a[2:]] = parse_list(v, a)
             elif not v.isdigit():
                 raise ValueError("%s: %r is not a number" % (a, v))
@@ -485,6 +486,9 @@ def main(argv):
     for t, k in opts["expect"].items():
         if total[t] < k:
             bad.append("%d %s in the captures, at least %d expected" % (total[t], t, k))
+    for t in opts["none"]:
+        if total[t]:
+            bad.append("%d %s in the captures, none expected" % (total[t], t))
     for c in caps:
         for t, k in opts["each"].items():
             if c.count[t] < k:
