@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash disable=SC2034 # (S, C, PORT: for the scripts that source this)
 # What exec_pair.sh (the verbs programs) and exec_rdmacm.sh (the rdma_cm
 # programs) share; sourced after tests/cli/lib.sh, with CASE set:
 #   S, C, PORT        the server's and the client's address, a port
