@@ -9,35 +9,7 @@
 # missing program, scapy or tshark fails the test.
 . "$(dirname "$0")/../cli/lib.sh"
 CASE=${2:?usage: $0 WQE CASE}
-HERE=$(cd "$(dirname "$0")" && pwd)
-PY=${WQE_PYTHON:-/usr/bin/python3}
-
-# 127.X.Y.21 and .22 and a TCP port from this shell's pid, as
-# tests/udp/peer_lo.sh: parallel runs never meet.
-X=$((16 + ($$ >> 8) % 200))
-Y=$(($$ & 255))
-S=127.$X.$Y.21
-C=127.$X.$Y.22
-PORT=$((20000 + ($$ * 7) % 20000))
-SERVER=
-trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM HUP
-
-# wqe exec within 120 s, with the sanitizers' runtime preloaded in a
-# sanitized build (WQE_TEST_PRELOAD): the programs are not built with it,
-# the drop-in is.
-wexec() {
-	if [ -n "${WQE_TEST_PRELOAD:-}" ]; then
-		timeout 120 env LD_PRELOAD="$WQE_TEST_PRELOAD" \
-			ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$WQE" exec "$@"
-	else
-		timeout 120 "$WQE" exec "$@"
-	fi
-}
-
-need() {
-	command -v "$1" >/dev/null || { fail "$1 is not installed (Debian: $2)"; finish; exit 1; }
-}
+. "$(dirname "$0")/exec_common.sh"
 
 # wait_listen PORT: until a TCP socket listens on PORT (at most 20 s).
 wait_listen() {
@@ -75,18 +47,7 @@ pair() {
 	[ "$src" -eq 0 ] || { fail "server: exit $src"; sed 's/^/  server: /' "$TMP/server.out" | tail -8 >&2; }
 	[ "${FAILS}" -eq 0 ] || sed 's/^/  client: /' "$TMP/client.out" | tail -8 >&2
 	for side in server client; do
-		expect_rc 0 "$PY" "$HERE/../wire/roce_scapy.py" "$TMP/$side.pcap"
-		expect_re "$TMP/out" "^[0-9]+ frames, [0-9]+ RoCEv2, 0 bad$"
-		# shellcheck disable=SC2086
-		expect_rc 0 "$PY" "$HERE/check_capture.py" "$TMP/$side.pcap" $ops
-		[ -s "$TMP/out" ] && sed 's/^/  /' "$TMP/out" >&2
-		# Every packet, sent or received, has the route's hop limit,
-		# whatever the program asked (the pingpongs ask 1), as the
-		# kernel's RoCE address resolution gives it.
-		tshark -r "$TMP/$side.pcap" -T fields -e ip.ttl 2>/dev/null | sort -u >"$TMP/ttl"
-		CHECKS=$((CHECKS + 1))
-		[ "$(cat "$TMP/ttl")" = "$(cat /proc/sys/net/ipv4/ip_default_ttl)" ] ||
-			fail "$side: IPv4 TTLs $(tr '\n' ' ' <"$TMP/ttl"), not the route's $(cat /proc/sys/net/ipv4/ip_default_ttl)"
+		capture_ok "$side" "$ops"
 	done
 	# Failures are counted, not returned: the report checks that follow
 	# (pair ... && perftest_ok) must always run.
