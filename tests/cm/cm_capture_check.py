@@ -34,7 +34,7 @@ Messages are counted per type and per capture:
                   appears in the captures taken together;
   --each LIST     the same of every capture on its own;
   --none LIST     no TYPE of LIST appears in any capture;
-  --port N        every REQ and SIDR_REQ names rdma_cm port N in its
+  --port N[,N]    every REQ and SIDR_REQ names rdma_cm port N (one of them) in its
                   service ID;
   --rej-reason N  every REJ gives reason N (IBTA table 112; 8 is Invalid
                   Service ID).
@@ -287,8 +287,8 @@ class Capture:
     def msg_req(self, n, f, opts):
         self.req_ids.add(num(f, "infiniband.cm.req"))
         port = num(f, "infiniband.cm.req.serviceid.dport")
-        if opts["port"] is not None and port != opts["port"]:
-            self.fault(n, "REQ for port %s, not %d" % (esc(port), opts["port"]))
+        if opts["port"] is not None and port not in opts["port"]:
+            self.fault(n, "REQ for port %s, not %s" % (esc(port), ports_str(opts["port"])))
         v4 = "infiniband.cm.req.ip_cm.sip4" in f
         sfx = "4" if v4 else "6"
         sip = addr(show(f, "infiniband.cm.req.ip_cm.sip" + sfx))
@@ -369,8 +369,8 @@ class Capture:
         sid = int.from_bytes(d[8:16], "big")
         if sid >> 24 != 0x0000000001:
             self.fault(n, "SIDR_REQ service ID 0x%016x is not rdma_cm's" % sid)
-        if opts["port"] is not None and sid & 0xffff != opts["port"]:
-            self.fault(n, "SIDR_REQ for port %d, not %d" % (sid & 0xffff, opts["port"]))
+        if opts["port"] is not None and sid & 0xffff not in opts["port"]:
+            self.fault(n, "SIDR_REQ for port %d, not %s" % (sid & 0xffff, ports_str(opts["port"])))
         ips = ip_cm_addrs(d[16:52])
         if ips is None:
             self.fault(n, "SIDR_REQ: no IP CM header (IP version %d)" % (d[17] >> 4))
@@ -453,6 +453,10 @@ def parse_args(argv):
             v = argv[i + 1]
             if a in ("--expect", "--each", "--none"):
                 opts[a[2:]] = parse_list(v, a)
+            elif a == "--port":
+                if not all(p.isdigit() for p in v.split(",")):
+                    raise ValueError("%s: %r is not a list of numbers" % (a, v))
+                opts["port"] = [int(p) for p in v.split(",")]
             elif not v.isdigit():
                 raise ValueError("%s: %r is not a number" % (a, v))
             else:
@@ -466,6 +470,10 @@ def parse_args(argv):
     if not files:
         raise ValueError("no capture")
     return opts, files
+
+
+def ports_str(ports):
+    return " or ".join(str(p) for p in ports)
 
 
 def main(argv):

@@ -231,11 +231,12 @@ lines_ok() {
 	done
 }
 
-# ud_data_ok SIDE N: at least N UD SEND ONLY frames to a QP other than the
-# GSI's (the programs' own datagrams, not the CM's) in SIDE's capture.
+# ud_data_ok SIDE N: at least N UD SEND ONLY frames (with or without an
+# immediate: udaddy sends its QPN in one) to a QP other than the GSI's (the
+# programs' own datagrams, not the CM's) in SIDE's capture.
 ud_data_ok() {
 	local n
-	n=$(tshark -r "$TMP/$1.pcap" -Y "infiniband.bth.opcode == 100 && infiniband.bth.destqp != 1" \
+	n=$(tshark -r "$TMP/$1.pcap" -Y "(infiniband.bth.opcode == 100 || infiniband.bth.opcode == 101) && infiniband.bth.destqp != 1" \
 		-T fields -e frame.number 2>/dev/null | wc -l)
 	CHECKS=$((CHECKS + 1))
 	[ "$n" -ge "$2" ] || fail "$1: $n UD datagrams outside the CM, at least $2 expected"
@@ -310,7 +311,7 @@ rping_dead_port)
 	end_server
 	[ "$FAILS" -eq 0 ] || for f in server.out server.err client.out client.err; do show "$f" "$TMP/$f"; done
 	captures_ok "$RPING_OPS" server client &&
-		cm_ok --expect REQ:2,REJ,REP,RTU,DREQ,DREP "$TMP/server.pcap"
+		cm_ok --port "$PORT,$DEAD" --expect REQ:2,REJ,REP,RTU,DREQ,DREP "$TMP/server.pcap"
 	rping_ok 10 64
 	;;
 ucmatose)
@@ -349,7 +350,7 @@ udaddy)
 	# 7174, which the addresses of this run keep apart from other runs.
 	SRV=(udaddy -b "$S")
 	CLI=(udaddy -s "$S")
-	cm_pair "100" --port 7174 --each SIDR_REQ,SIDR_REP --none REQ,REP,RTU,DREQ,DREP &&
+	cm_pair "101" --port 7174 --each SIDR_REQ,SIDR_REP --none REQ,REP,RTU,DREQ,DREP &&
 		lines_ok server "udaddy: starting server" "receiving data transfers" "sending replies" \
 			"data transfers complete" "test complete" "return status 0" &&
 		lines_ok client "udaddy: starting client" "udaddy: connecting" "initiating data transfers" \
