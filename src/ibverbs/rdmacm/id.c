@@ -11,6 +11,8 @@
  * rdma_migrate_id(), on the ID's condition (events to be acked).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,10 +117,21 @@ void ucm_queue(struct ucm_id *owner, struct ucm_id *about, struct ucm_id *listen
 	else
 		c->head = e;
 	c->tail = e;
+	/* never blocking the CM thread on a full socket */
+	if (send(c->wfd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1)
+		c->unsent++;
 	pthread_mutex_unlock(&c->lock);
-	/* never blocking the CM thread: when the socket is full the reader
-	 * finds this event queued behind an earlier byte */
-	(void)send(c->wfd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Takes the byte of one event off @c's socket. Under c->lock. */
+static void take_byte(struct ucm_channel *c)
+{
+	char b;
+
+	if (c->unsent)
+		c->unsent--;
+	else
+		(void)recv(c->ch.fd, &b, 1, MSG_DONTWAIT);
 }
 
 /* Takes @u's queued events off its channel (not yet handed out: they go
@@ -137,6 +150,7 @@ static struct ucm_id *unqueue(struct ucm_id *u)
 			struct ucm_id *about = ucm_of(e->ev.id);
 
 			*pp = e->next;
+			take_byte(c);
 			if (about != u && e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 				about->onext = orphans;
 				orphans = about;
@@ -154,15 +168,14 @@ static struct ucm_id *unqueue(struct ucm_id *u)
 int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
 {
 	struct ucm_channel *c = (struct ucm_channel *)(void *)channel;
-	struct ucm_event *e = NULL;
+	struct ucm_event *e;
 
 	if (!channel || !event)
 		return ucm_err(EINVAL);
 	for (;;) {
-		char b;
-		ssize_t n;
+		struct pollfd p = {c->ch.fd, POLLIN, 0};
+		int fl;
 
-		/* first what is queued behind bytes already read */
 		pthread_mutex_lock(&ucm_lock);
 		pthread_mutex_lock(&c->lock);
 		e = c->head;
@@ -170,44 +183,28 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 			c->head = e->next;
 			if (!c->head)
 				c->tail = NULL;
-			e->owner->reported++;
-		}
-		pthread_mutex_unlock(&c->lock);
-		pthread_mutex_unlock(&ucm_lock);
-		if (e) {
-			/* its byte, if it is still there (one a full socket
-			 * never got, or one read by the wait below) */
-			(void)recv(c->ch.fd, &b, 1, MSG_DONTWAIT);
-			break;
-		}
-		/* nothing queued: wait as the program set the fd (blocking or
-		 * not); a byte says an event is there */
-		n = read(c->ch.fd, &b, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1; /* EAGAIN on a non-blocking channel */
-		if (n == 0) {
-			/* the channel was destroyed under this call: as a
-			 * thread waiting on the kernel's rdma_cm fd, it waits
-			 * on (until the process ends); rping's CM thread does */
-			for (;;)
-				pause();
-		}
-		/* the byte read: its event is queued (or went with its ID) */
-		pthread_mutex_lock(&ucm_lock);
-		pthread_mutex_lock(&c->lock);
-		e = c->head;
-		if (e) {
-			c->head = e->next;
-			if (!c->head)
-				c->tail = NULL;
+			take_byte(c);
 			e->owner->reported++;
 		}
 		pthread_mutex_unlock(&c->lock);
 		pthread_mutex_unlock(&ucm_lock);
 		if (e)
 			break;
+		/* nothing queued: wait as the program set the fd */
+		fl = fcntl(c->ch.fd, F_GETFL);
+		if (fl < 0)
+			return -1;
+		if (fl & O_NONBLOCK)
+			return ucm_err(EAGAIN);
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return -1;
+		if (p.revents & (POLLNVAL | POLLHUP)) {
+			/* the channel was destroyed under this call: as a
+			 * thread waiting on the kernel's rdma_cm fd, it waits
+			 * on (until the process ends) */
+			for (;;)
+				pause();
+		}
 	}
 	e->next = NULL;
 	*event = &e->ev;
@@ -423,6 +420,7 @@ int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 		if (e->owner == u) {
 			*pp = e->next;
 			e->next = NULL;
+			take_byte(from);
 			*mt = e;
 			mt = &e->next;
 			nmoved++;
@@ -442,12 +440,13 @@ int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 			;
 		to->tail = e;
 	}
-	pthread_mutex_unlock(&to->lock);
 	for (unsigned i = 0; i < nmoved; i++) {
 		const char b = 1;
 
-		(void)send(to->wfd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (send(to->wfd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1)
+			to->unsent++;
 	}
+	pthread_mutex_unlock(&to->lock);
 	u->ch = to;
 	id->channel = &to->ch;
 	pthread_mutex_unlock(&ucm_lock);
@@ -801,6 +800,18 @@ int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 	return err ? ucm_err(err) : 0;
 }
 
+/* Whether an event of @type for @u waits on its channel. Under ucm_lock. */
+static bool queued(struct ucm_id *u, enum rdma_cm_event_type type)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&u->ch->lock);
+	for (struct ucm_event *e = u->ch->head; e && !found; e = e->next)
+		found = e->owner == u && e->ev.event == type;
+	pthread_mutex_unlock(&u->ch->lock);
+	return found;
+}
+
 int rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct ucm_id *u = ucm_of(id);
@@ -826,9 +837,9 @@ int rdma_disconnect(struct rdma_cm_id *id)
 			wait = !u->disc_reported;
 		}
 	}
-	/* a synchronous ID takes its DISCONNECTED event here, whether the
-	 * peer's DREQ or our DREP brought it */
-	wait = wait || u->disc_reported;
+	/* a synchronous ID takes its DISCONNECTED event here, if the peer's
+	 * DREQ brought one it has not taken yet */
+	wait = wait || (u->sync && queued(u, RDMA_CM_EVENT_DISCONNECTED));
 	pthread_mutex_unlock(&ucm_lock);
 	if (err)
 		return ucm_err(err);

@@ -82,11 +82,15 @@ struct ucm_event {
 	uint8_t pdata[WQE_CM_RTU_PDATA_LEN];
 };
 
+/* A channel: its queue and, under its lock, one byte in the socket pair
+ * for each queued event (so the program's poll() on ch.fd is true exactly
+ * while an event waits), less @unsent for bytes a full socket refused. */
 struct ucm_channel {
-	struct rdma_event_channel ch; /* ch.fd: the pipe's read end */
+	struct rdma_event_channel ch; /* ch.fd: the socket pair's reading end */
 	int wfd;
 	pthread_mutex_t lock;
 	struct ucm_event *head, *tail;
+	unsigned unsent;
 };
 
 enum ucm_state {
