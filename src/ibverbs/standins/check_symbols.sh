@@ -106,8 +106,14 @@ for lib in "${libs[@]}"; do
 	# Undefined: only libc's (versioned GLIBC_*), and the weak hooks every
 	# crtbegin.o refers to.
 	# librdmacm, wqe's drop-in rather than a stand-in, takes the verbs
-	# (and its GSI QP, at WQE_PRIVATE_1) from the drop-in libibverbs.
-	und=$(objdump -T "$ours" | awk -v lib="$lib" '$0 ~ /\*UND\*/ {
+	# (and its GSI QP, at WQE_PRIVATE_1) from the drop-in libibverbs; in a
+	# sanitized build it is instrumented like the drop-in libibverbs, so
+	# the runtime is among its needs and binds libc's calls unversioned.
+	san=
+	[[ $lib == librdmacm.so.1 ]] &&
+		readelf -d "$ours" | grep -qE 'NEEDED.*\[lib(asan|ubsan|tsan)\.so' && san=1
+	und=$(objdump -T "$ours" | awk -v lib="$lib" -v san="$san" '$0 ~ /\*UND\*/ {
+		if (san) next
 		name = $NF; ver = $(NF - 1)
 		if (ver ~ /^\(?GLIBC_[0-9.]+\)?$/) next
 		if (lib == "librdmacm.so.1" && ver ~ /^\(?(IBVERBS_[0-9.]+|WQE_PRIVATE_1)\)?$/) next
@@ -120,6 +126,7 @@ for lib in "${libs[@]}"; do
 	fi
 	needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | grep -vx 'libc.so.6' || true)
 	[[ $lib == librdmacm.so.1 ]] && needed=$(grep -vx 'libibverbs.so.1' <<<"$needed" || true)
+	[[ -n $san ]] && needed=$(grep -vE '^lib(asan|ubsan|tsan)\.so' <<<"$needed" || true)
 	[[ -z $needed ]] || err "$lib: needs more than libc: $needed"
 done
 
@@ -135,7 +142,10 @@ else
 		grep -qF "$lib => $dir/$lib " <<<"$loaded" || err "probe: $lib is not taken from $dir"
 	done
 	rc=0
-	out=$(LD_LIBRARY_PATH=$dir LD_BIND_NOW=1 "$tmp/probe" 2>&1) || rc=$?
+	# a sanitized build's runtime first (WQE_TEST_PRELOAD, as the exec tests)
+	pre=()
+	[[ -n ${WQE_TEST_PRELOAD:-} ]] && pre=(env LD_PRELOAD="$WQE_TEST_PRELOAD" ASAN_OPTIONS=detect_leaks=0)
+	out=$(LD_LIBRARY_PATH=$dir LD_BIND_NOW=1 "${pre[@]}" "$tmp/probe" 2>&1) || rc=$?
 	if [[ $rc -ne 0 ]]; then
 		err "probe failed (exit $rc)${out:+:}"
 		[[ -z $out ]] || echo "$out" >&2
@@ -143,7 +153,7 @@ else
 		err "probe printed: $out"
 	fi
 	# rdma_event_str()'s strings, the stand-in's against Debian's.
-	if LD_LIBRARY_PATH=$dir "$tmp/probe" --event-str >"$tmp/ev.ours" &&
+	if LD_LIBRARY_PATH=$dir "${pre[@]}" "$tmp/probe" --event-str >"$tmp/ev.ours" &&
 		LD_LIBRARY_PATH=$real_dir "$tmp/probe" --event-str >"$tmp/ev.real"; then
 		diff -u "$tmp/ev.real" "$tmp/ev.ours" >"$tmp/ev.diff" ||
 			{ err "rdma_event_str differs from Debian's:"; cat "$tmp/ev.diff" >&2; }
