@@ -496,8 +496,11 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		sid = wqe_cm_service_id((enum wqe_rdma_ps)id->ps,
 					ucm_port(&id->route.addr.src_addr));
 		for (int i = 0; i < n && !err; i++) {
+			/* the kernel's ucma: at most (and for 0) 1024 */
 			u->listen[i] = wqe_cm_listen(l[i]->agent, sid,
-						     backlog > 0 ? (uint32_t)backlog : 0, u);
+						     backlog > 0 && backlog < 1024 ? (uint32_t)backlog
+										   : 1024,
+						     u);
 			u->ldev[i] = l[i];
 			if (!u->listen[i])
 				err = errno == EINVAL ? EADDRINUSE : ENOMEM;
