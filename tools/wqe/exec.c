@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wqe exec: run an unmodified verbs program on wqe's drop-in libibverbs,
+ * wqe exec: run an unmodified verbs or rdma_cm program on wqe's drop-in
+ * libibverbs and librdmacm,
  * one device per --local address, the NIC on a thread (docs/ibverbs.md).
  * All it does is set the environment the drop-in reads and exec the
  * program; the same works by hand with those variables.
@@ -27,11 +28,12 @@ void usage_exec(FILE *f)
 		"usage: wqe exec [--local ADDR]... [--pcap FILE] [--format mlx5|rxe]\n"
 		"                [--fault SPEC] -- PROGRAM [ARG...]\n"
 		"\n"
-		"Runs PROGRAM, an unmodified libibverbs program (ibv_rc_pingpong, ib_write_bw,\n"
-		"...), on wqe's drop-in libibverbs.so.1: each --local is one device (wqe0,\n"
-		"wqe1, ...) on UDP port 4791 of ADDR (an IPv4 or IPv6 address of this host),\n"
-		"its GID index 0 that address as a RoCE v2 GID, its NIC on a thread of the\n"
-		"program's. No kernel module, no root.\n"
+		"Runs PROGRAM, an unmodified libibverbs or librdmacm program (ibv_rc_pingpong,\n"
+		"ib_write_bw, rping, ...), on wqe's drop-in libibverbs.so.1 and librdmacm.so.1\n"
+		"(rdma_cm and its connection manager in the process): each --local is one\n"
+		"device (wqe0, wqe1, ...) on UDP port 4791 of ADDR (an IPv4 or IPv6 address of\n"
+		"this host), its GID index 0 that address as a RoCE v2 GID, its NIC on a\n"
+		"thread of the program's. No kernel module, no root.\n"
 		"\n"
 		"options:\n"
 		"  --local ADDR        a device on ADDR (at least one; at most %d)\n"
