@@ -34,6 +34,7 @@ line "FAIL NAME: why". Text from the capture is printed escaped (\\xNN
 for any byte outside printable ASCII), never raw. Exit status 0 when
 every case passes; a missing tshark is a failure.
 """
+import ipaddress
 import shutil
 import subprocess
 import sys
@@ -65,9 +66,8 @@ def be(d, off, n):
 def gid(raw):
     """A GID as text: an IPv4-mapped one as a.b.c.d, others as IPv6."""
     if raw[:12] == bytes(10) + b"\xff\xff":
-        return ".".join(str(b) for b in raw[12:])
-    words = ["%x" % be(raw, i, 2) for i in range(0, 16, 2)]
-    return ":".join(words)
+        return str(ipaddress.IPv4Address(raw[12:16]))
+    return str(ipaddress.IPv6Address(raw[:16]))
 
 
 def ip_cm(p):
@@ -270,14 +270,18 @@ def main(argv):
     if not tshark:
         print("FAIL: tshark is not installed (Debian package tshark)")
         return 1
-    kinds = dict(load(expect, 2))
-    cases, starts = [], []
-    for name, start in load(windows, 2):
-        if kinds.get(name) not in ("rc", "sidr", "none"):
-            print("FAIL: %s: no kind in %s" % (esc(name), esc(expect)))
-            return 1
-        cases.append(Case(name, kinds[name]))
-        starts.append(float(start))
+    try:
+        kinds = dict(load(expect, 2))
+        cases, starts = [], []
+        for name, start in load(windows, 2):
+            if kinds.get(name) not in ("rc", "sidr", "none"):
+                print("FAIL: %s: no kind in %s" % (esc(name), esc(expect)))
+                return 1
+            cases.append(Case(name, kinds[name]))
+            starts.append(float(start))
+    except (OSError, UnicodeError, ValueError) as err:
+        print("FAIL: %s" % esc(str(err)))
+        return 1
     try:
         off = heuristics_off(tshark)
         mads(tshark, cap, off, cases, starts)
