@@ -5,7 +5,7 @@ set -euo pipefail
 
 wqe_packages=(build-essential cmake pkg-config libisal-dev libpcap-dev libibverbs-dev
 	linux-libc-dev python3 python3-scapy tshark clang libclang-rt-14-dev valgrind iproute2
-	librdmacm-dev ibverbs-utils perftest ibverbs-providers librdmacm1 verilator chromium
+	librdmacm-dev ibverbs-utils perftest ibverbs-providers librdmacm1 rdmacm-utils verilator chromium
 	chromium-driver qemu-system-x86 linux-image-amd64 busybox-static cpio kmod tcpdump ethtool)
 
 wqe_missing_packages() {
