@@ -4,7 +4,8 @@
 # with the kernel's rdma_rxe and Debian's verbs programs in it.
 #
 #   guest_host_check          the host has what a guest needs (dies if not)
-#   guest_root ROOT           busybox, the modules, the rxe provider in ROOT
+#   guest_root ROOT [MODULE...]  busybox, the modules, the rxe provider in
+#                             ROOT; MODULEs (and what they need) loaded after
 #   guest_add ROOT FILE...    FILE and the libraries ldd lists, at their paths
 #   guest_programs ROOT P...  programs found on PATH, on the guest's PATH
 #   guest_pack ROOT INITRD    the initramfs (ROOT/init is the caller's)
@@ -81,12 +82,14 @@ guest_programs() {
 	done
 }
 
-# guest_root ROOT: the initramfs tree without its /init: busybox, the
-# modules rdma_rxe and virtio_net need (ROOT/mods, loaded in the order of
-# ROOT/mods/order), the rxe provider and its driver file, rdma and
-# ibv_devinfo.
+# guest_root ROOT [MODULE...]: the initramfs tree without its /init:
+# busybox, the modules rdma_rxe and virtio_net need (ROOT/mods, loaded in
+# the order of ROOT/mods/order), then each MODULE after what it needs (the
+# connection manager's for tests/interop/rdmacm_harness.sh), the rxe
+# provider and its driver file, rdma and ibv_devinfo.
 guest_root() {
 	local root=$1 m f
+	shift
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,etc/libibverbs.d,mods}
 	cp "$(command -v busybox)" "$root/bin/busybox"
 	guest_programs "$root" rdma ibv_devinfo
@@ -100,7 +103,7 @@ guest_root() {
 	# (rxe asks the crypto API for "crc32" by name), so they are named.
 	GUEST_LOADED=()
 	GUEST_ORDER=()
-	for m in crc32_generic crc32_pclmul virtio_pci virtio_net rdma_rxe; do guest_mod "$m"; done
+	for m in crc32_generic crc32_pclmul virtio_pci virtio_net rdma_rxe "$@"; do guest_mod "$m"; done
 	: >"$root/mods/order"
 	for m in "${GUEST_ORDER[@]}"; do
 		f=$(modinfo -k "$KVER" -F filename "$m")
