@@ -633,8 +633,9 @@ enum wqe_cm_refusal {
 	WQE_CM_RX_DUPLICATE,	 /* a replay: answered as ib_cm does (the MRA, RTU or
 				  * DREP again; REJ Stale Connection for a REQ in
 				  * TIMEWAIT) or dropped */
-	WQE_CM_RX_STALE,	 /* REQ for a QP of the peer still connected or in
-				  * TIMEWAIT: REJ Stale Connection */
+	WQE_CM_RX_STALE,	 /* REQ for a QP of the peer still connected (not
+				  * one in TIMEWAIT, which ib_cm's
+				  * cm_enter_timewait() forgets): REJ Stale Connection */
 	WQE_CM_RX_NO_LISTENER,	 /* REQ: REJ Invalid Service ID; SIDR_REQ: SIDR_REP Unsupported */
 	WQE_CM_RX_NO_RESOURCES,	 /* REQ flood: the listener's backlog, the agent's
 				  * bound on REQ_RCVD IDs or its ID table is full:
