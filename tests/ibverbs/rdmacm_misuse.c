@@ -222,6 +222,7 @@ static void misuse_nonblock(struct rdma_event_channel *ch)
 static void misuse_options(struct rdma_event_channel *ch)
 {
 	struct sockaddr_in src = sa(ADDR_B, 0), dst = sa(ADDR_A, 7311), mc = sa("239.1.2.3", 0);
+	struct sockaddr_in a = sa(ADDR_A, 7314);
 	struct rdma_cm_id *id, *u;
 	uint8_t tos = 32;
 
@@ -248,9 +249,13 @@ static void misuse_options(struct rdma_event_channel *ch)
 		CHECK(id->route.path_rec->packet_life_time == 13);
 		CHECK(id->route.path_rec->sl == 0);
 	}
-	/* REUSEADDR set again on a bound ID, cleared only on an unbound one */
+	/* REUSEADDR set again on a bound ID, cleared only on an unbound one;
+	 * AFONLY until the ID is bound, not after it resolved */
 	CHECK(set_int(id, RDMA_OPTION_ID_REUSEADDR, 1) == 0);
 	CHECK(FAILS_WITH(set_int(id, RDMA_OPTION_ID_REUSEADDR, 0), EINVAL));
+	CHECK(FAILS_WITH(set_int(id, RDMA_OPTION_ID_AFONLY, 1), EINVAL));
+	CHECK(rdma_bind_addr(u, (struct sockaddr *)&a) == 0 &&
+	      set_int(u, RDMA_OPTION_ID_AFONLY, 1) == 0);
 	/* no multicast on a wqe device */
 	CHECK(FAILS_WITH(rdma_join_multicast(id, (struct sockaddr *)&mc, NULL), EOPNOTSUPP));
 	CHECK(quiet(ch, 0));

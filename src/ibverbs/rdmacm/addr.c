@@ -353,42 +353,64 @@ __be16 rdma_get_dst_port(struct rdma_cm_id *id)
 	return id ? htons(ucm_port(&id->route.addr.dst_addr)) : 0;
 }
 
+/* RDMA_OPTION_ID as the kernel's ucma_set_option_id() and the rdma_set_*()
+ * calls it makes: a known option of the wrong size EINVAL, an unknown one
+ * ENOSYS. Under ucm_lock. 0 or an errno. */
+static int set_id_option(struct ucm_id *u, int optname, const void *v, size_t len)
+{
+	switch (optname) {
+	case RDMA_OPTION_ID_TOS:
+		if (len != sizeof(uint8_t))
+			return EINVAL;
+		u->tos = *(const uint8_t *)v;
+		u->tos_set = true;
+		return 0;
+	case RDMA_OPTION_ID_REUSEADDR:
+		if (len != sizeof(int))
+			return EINVAL;
+		/* rdma_set_reuseaddr(): set in any state but LISTEN, cleared
+		 * only before a bind */
+		if (*(const int *)v ? u->state == UCM_LISTEN : u->bound || u->state != UCM_IDLE)
+			return EINVAL;
+		u->reuseaddr = *(const int *)v != 0;
+		return 0;
+	case RDMA_OPTION_ID_AFONLY:
+		if (len != sizeof(int))
+			return EINVAL;
+		/* rdma_set_afonly(): unbound or bound, not further */
+		if (u->state != UCM_IDLE && u->state != UCM_ADDR_BOUND)
+			return EINVAL;
+		u->afonly = *(const int *)v != 0;
+		return 0;
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		if (len != sizeof(uint8_t))
+			return EINVAL;
+		/* rdma_set_ack_timeout(): RC IDs only; past 31 (which the
+		 * kernel takes and the QP then refuses) refused here */
+		if (u->id.qp_type != IBV_QPT_RC || *(const uint8_t *)v > 31)
+			return EINVAL;
+		u->ack_timeout = *(const uint8_t *)v;
+		u->ack_timeout_set = true;
+		return 0;
+	default:
+		return ENOSYS;
+	}
+}
+
 int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
 {
 	struct ucm_id *u = ucm_of(id);
-	int err = 0;
+	int err;
 
 	if (!id || !optval)
 		return ucm_err(EINVAL);
 	pthread_mutex_lock(&ucm_lock);
-	if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_TOS && optlen == sizeof(uint8_t)) {
-		u->tos = *(uint8_t *)optval;
-		u->tos_set = true;
-	} else if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_REUSEADDR &&
-		   optlen == sizeof(int)) {
-		if (u->bound)
-			err = EINVAL;
-		else
-			u->reuseaddr = *(int *)optval != 0;
-	} else if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_AFONLY &&
-		   optlen == sizeof(int)) {
-		if (u->bound)
-			err = EINVAL;
-		else
-			u->afonly = *(int *)optval != 0;
-	} else if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_ACK_TIMEOUT &&
-		   optlen == sizeof(uint8_t)) {
-		if (*(uint8_t *)optval > 31) {
-			err = EINVAL;
-		} else {
-			u->ack_timeout = *(uint8_t *)optval;
-			u->ack_timeout_set = true;
-		}
-	} else if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH) {
+	if (level == RDMA_OPTION_ID)
+		err = set_id_option(u, optname, optval, optlen);
+	else if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH)
 		err = EOPNOTSUPP; /* no subnet administrator's path records on RoCE */
-	} else {
-		err = EINVAL;
-	}
+	else
+		err = ENOSYS; /* ucma_set_option_level(), ucma_set_option_ib() */
 	pthread_mutex_unlock(&ucm_lock);
 	return err ? ucm_err(err) : 0;
 }
