@@ -312,7 +312,8 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	if (!id)
 		return ucm_err(EINVAL);
 	pthread_mutex_lock(&ucm_lock);
-	if (u->state != UCM_ADDR_RESOLVED && u->state != UCM_ROUTE_RESOLVED) {
+	/* the kernel's: from ADDR_RESOLVED only (once resolved, EINVAL) */
+	if (u->state != UCM_ADDR_RESOLVED) {
 		pthread_mutex_unlock(&ucm_lock);
 		return ucm_err(EINVAL);
 	}
