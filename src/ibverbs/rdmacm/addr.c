@@ -327,8 +327,10 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	p->reversible = 1;
 	p->numb_path = 1;
 	p->pkey = htons(0xffff);
-	p->sl = (uint8_t)(u->tos >> 5); /* the kernel's rt_tos2priority() for the usual classes */
-	p->mtu_selector = 2;		/* exactly */
+	/* the kernel's iboe_tos_to_sl(): a priority only through a VLAN or
+	 * traffic classes on the netdev, which a wqe device has not */
+	p->sl = 0;
+	p->mtu_selector = 2; /* exactly */
 	p->mtu = ucm_route_mtu(dst, u->dev->mtu);
 	p->rate_selector = 2;
 	p->rate = 3; /* IB_RATE_10_GBPS: not used on a wqe device */
