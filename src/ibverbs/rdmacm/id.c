@@ -558,6 +558,18 @@ static uint8_t pick(uint8_t asked, uint8_t dflt, uint8_t max)
 	return v > max ? max : v;
 }
 
+/* rdma-core's ucma_valid_param(): on a TCP ID, depths past the device's
+ * (other than RDMA_MAX_*, "the device's") are refused, not capped. */
+static bool depths_ok(const struct ucm_id *u, const struct rdma_conn_param *param)
+{
+	if (u->id.ps != RDMA_PS_TCP || !param)
+		return true;
+	return (param->responder_resources == RDMA_MAX_RESP_RES ||
+		param->responder_resources <= u->dev->max_resp_res) &&
+	       (param->initiator_depth == RDMA_MAX_INIT_DEPTH ||
+		param->initiator_depth <= u->dev->max_init_depth);
+}
+
 /* The IP CM header and @pd after it: a REQ's or SIDR_REQ's private data. */
 static int ip_pdata(struct ucm_id *u, const void *pd, size_t len, size_t cap, uint8_t *out)
 {
@@ -589,7 +601,7 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 	pthread_mutex_lock(&ucm_lock);
 	if (u->state != UCM_ROUTE_RESOLVED || !u->dev)
 		err = EINVAL;
-	else if (id->ps == RDMA_PS_TCP && !id->qp && !param)
+	else if ((id->ps == RDMA_PS_TCP && !id->qp && !param) || !depths_ok(u, param))
 		err = EINVAL;
 	if (!err && id->qp_type == IBV_QPT_UD) {
 		struct wqe_cm_sidr_param sp;
@@ -683,7 +695,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 					      param ? param->private_data_len : 0);
 		if (!err)
 			u->state = UCM_ESTABLISHED;
-	} else if (id->ps == RDMA_PS_TCP && !id->qp && !param) {
+	} else if ((id->ps == RDMA_PS_TCP && !id->qp && !param) || !depths_ok(u, param)) {
 		err = EINVAL;
 	} else {
 		struct wqe_cm_accept_param ap;
