@@ -99,23 +99,28 @@ static bool same_ip(const struct sockaddr *a, const struct sockaddr *b)
 
 extern struct ucm_id *ucm_ids;
 
-/* Whether @port of @ps on @sa is free for @u: no other ID bound to it on
- * an overlapping address (wildcards overlap everything), unless both set
- * RDMA_OPTION_ID_REUSEADDR and neither listens. Under ucm_lock. */
-static bool port_free(struct ucm_id *u, const struct sockaddr *sa, uint16_t port)
+/* Whether @u may hold @port of its port space on @sa, as the kernel's
+ * cma_check_port(): each other ID bound there, unless both are reusable
+ * (@reuse and its REUSEADDR; a listener's is cleared) or AFONLY of other
+ * families, is EADDRNOTAVAIL where either address is a wildcard and
+ * EADDRINUSE where they are the same. Under ucm_lock. 0 or an errno. */
+int ucm_port_check(struct ucm_id *u, const struct sockaddr *sa, uint16_t port, bool reuse)
 {
 	for (struct ucm_id *o = ucm_ids; o; o = o->next) {
 		const struct sockaddr *os = &o->id.route.addr.src_addr;
 
 		if (o == u || !o->bound || o->id.ps != u->id.ps || ucm_port(os) != port)
 			continue;
-		if (!o->wildcard && !ucm_is_any(sa) && !same_ip(os, sa))
+		if (reuse && o->reuseaddr)
 			continue;
-		if (u->reuseaddr && o->reuseaddr && o->state != UCM_LISTEN)
+		if (u->afonly && o->afonly && os->sa_family != sa->sa_family)
 			continue;
-		return false;
+		if (o->wildcard || ucm_is_any(sa))
+			return EADDRNOTAVAIL;
+		if (same_ip(os, sa))
+			return EADDRINUSE;
 	}
-	return true;
+	return 0;
 }
 
 /* Binds @u to @sa (its port, or an ephemeral one for port 0) and, unless
@@ -133,8 +138,10 @@ int ucm_reserve_port(struct ucm_id *u, struct sockaddr *sa)
 	if (!ucm_is_any(sa) && !(d = ucm_dev_by_addr(sa)))
 		return EADDRNOTAVAIL;
 	if (port) {
-		if (!port_free(u, sa, port))
-			return EADDRINUSE;
+		int err = ucm_port_check(u, sa, port, u->reuseaddr);
+
+		if (err)
+			return err;
 	} else {
 		/* the kernel's ephemeral range, from a random start */
 		const uint32_t lo = 32768, n = 60999 - 32768 + 1;
@@ -142,7 +149,7 @@ int ucm_reserve_port(struct ucm_id *u, struct sockaddr *sa)
 
 		for (k = 0; k < n; k++) {
 			port = (uint16_t)(lo + (start + k) % n);
-			if (port_free(u, sa, port))
+			if (!ucm_port_check(u, sa, port, u->reuseaddr))
 				break;
 		}
 		if (k == n)

@@ -478,6 +478,14 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	}
 	if (!err && u->state != UCM_ADDR_BOUND)
 		err = EINVAL;
+	/* the kernel's rdma_listen(): a listener is alone on its address and
+	 * port, and no longer reusable */
+	if (!err && u->reuseaddr) {
+		err = ucm_port_check(u, &id->route.addr.src_addr, ucm_port(&id->route.addr.src_addr),
+				     false);
+		if (!err)
+			u->reuseaddr = false;
+	}
 	if (!err) {
 		const int fam = id->route.addr.src_addr.sa_family;
 
