@@ -663,6 +663,8 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 		cp.responder_resources = u->resp_res;
 		cp.initiator_depth = u->init_depth;
 		cp.srq = id->qp ? id->qp->srq != NULL : (param && param->srq);
+		/* the kernel's IBA_SET() keeps the field's one bit */
+		cp.e2e_flow_control = param ? param->flow_control & 1 : 0;
 		cp.manual_rtu = id->qp == NULL; /* rdma_establish() sends it */
 		u->manual_rtu = cp.manual_rtu;
 		cp.private_data = pd;
@@ -723,6 +725,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 		    param ? (param->rnr_retry_count > 7 ? 7 : param->rnr_retry_count) : 7;
 		ap.min_rnr_timer = 0;
 		ap.srq = id->qp ? id->qp->srq != NULL : (param && param->srq);
+		ap.e2e_flow_control = param ? param->flow_control & 1 : 0;
 		ap.private_data = param ? param->private_data : NULL;
 		ap.private_data_len = param ? param->private_data_len : 0;
 		if (!err && (ap.private_data_len > WQE_CM_REP_PDATA_LEN || !ap.local_qpn))
