@@ -112,7 +112,7 @@ static void misuse_ports(struct rdma_event_channel *ch)
 /* Calls the ID's state does not allow, and private data too long. */
 static void misuse_req(struct pair *p, struct rdma_cm_id *c)
 {
-	uint8_t big[200];
+	uint8_t big[200] = {0};
 	struct rdma_conn_param cp = conn_param(big, 57), ap = conn_param(big, 197);
 	struct ibv_qp_init_attr q = qp_attr(IBV_QPT_RC);
 	struct rdma_cm_event *ev;
