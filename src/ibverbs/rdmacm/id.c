@@ -601,11 +601,12 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 {
 	struct ucm_id *u = ucm_of(id);
 	uint8_t pd[WQE_CM_SIDR_REQ_PDATA_LEN];
-	const struct ibv_sa_path_rec *p = &u->path;
+	const struct ibv_sa_path_rec *p;
 	int err = 0;
 
 	if (!id)
 		return ucm_err(EINVAL);
+	p = &u->path; /* not before: &NULL->path is undefined (UBSan says so) */
 	pthread_mutex_lock(&ucm_lock);
 	if (u->state != UCM_ROUTE_RESOLVED || !u->dev)
 		err = EINVAL;
