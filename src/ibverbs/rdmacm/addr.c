@@ -338,7 +338,7 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	 * traffic classes on the netdev, which a wqe device has not */
 	p->sl = 0;
 	p->mtu_selector = 2; /* exactly */
-	p->mtu = ucm_route_mtu(dst, u->dev->mtu);
+	p->mtu = (uint8_t)ucm_route_mtu(dst, u->dev->mtu);
 	p->rate_selector = 2;
 	p->rate = 3; /* IB_RATE_10_GBPS: not used on a wqe device */
 	p->packet_life_time_selector = 2;

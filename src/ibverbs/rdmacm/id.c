@@ -960,7 +960,7 @@ static void on_req(struct ucm_dev *d, struct ucm_id *l, const struct wqe_cm_even
 		p->pkey = htons(q->pkey);
 		p->sl = q->primary.sl;
 		p->mtu_selector = 2;
-		p->mtu = (enum ibv_mtu)q->path_mtu;
+		p->mtu = q->path_mtu;
 		p->rate_selector = 2;
 		p->rate = q->primary.packet_rate;
 		p->packet_life_time_selector = 2;
