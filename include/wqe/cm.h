@@ -633,8 +633,9 @@ enum wqe_cm_refusal {
 	WQE_CM_RX_DUPLICATE,	 /* a replay: answered as ib_cm does (the MRA, RTU or
 				  * DREP again; REJ Stale Connection for a REQ in
 				  * TIMEWAIT) or dropped */
-	WQE_CM_RX_STALE,	 /* REQ for a QP of the peer still connected or in
-				  * TIMEWAIT: REJ Stale Connection */
+	WQE_CM_RX_STALE,	 /* REQ for a QP of the peer still connected (not
+				  * one in TIMEWAIT, which ib_cm's
+				  * cm_enter_timewait() forgets): REJ Stale Connection */
 	WQE_CM_RX_NO_LISTENER,	 /* REQ: REJ Invalid Service ID; SIDR_REQ: SIDR_REP Unsupported */
 	WQE_CM_RX_NO_RESOURCES,	 /* REQ flood: the listener's backlog, the agent's
 				  * bound on REQ_RCVD IDs or its ID table is full:
@@ -775,6 +776,8 @@ WQE_API struct wqe_cm_id *wqe_cm_listen(struct wqe_cm_agent *agent, uint64_t ser
  * @min_rnr_timer: 0-31, our QP's RTR value (not on the wire).
  * @responder_resources, @initiator_depth: RDMA READ/atomic depth we serve
  *     and we issue.
+ * @e2e_flow_control: 0 or 1, the REQ's end-to-end flow control bit (what
+ *     rdma_cm's conn_param.flow_control asks).
  * @manual_rtu: 0 sends the RTU by itself once the REP_RECEIVED event's
  *     callback returns with the ID still in REP_RCVD (what rdma_cm does
  *     right after moving its QP to RTS; move it inside the callback); 1
@@ -803,6 +806,7 @@ struct wqe_cm_conn_param {
 	uint8_t responder_resources;
 	uint8_t initiator_depth;
 	uint8_t srq;
+	uint8_t e2e_flow_control;
 	uint8_t manual_rtu;
 	const void *private_data; /* up to WQE_CM_REQ_PDATA_LEN bytes */
 	size_t private_data_len;
@@ -826,6 +830,7 @@ struct wqe_cm_accept_param {
 	uint8_t rnr_retry_count; /* the RNR retries the active's QP is to make */
 	uint8_t min_rnr_timer;	 /* our QP's RTR value (not on the wire) */
 	uint8_t srq;
+	uint8_t e2e_flow_control; /* 0 or 1, the REP's end-to-end flow control bit */
 	const void *private_data; /* up to WQE_CM_REP_PDATA_LEN bytes */
 	size_t private_data_len;
 };

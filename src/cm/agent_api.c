@@ -76,7 +76,7 @@ static int conn_param_ok(const struct wqe_cm_conn_param *p)
 	       p->packet_life_time <= 30 && p->remote_cm_response_timeout <= 31 &&
 	       p->local_cm_response_timeout <= 31 && p->max_cm_retries <= 15 &&
 	       p->retry_count <= 7 && p->rnr_retry_count <= 7 && p->min_rnr_timer <= 31 &&
-	       p->flow_label <= 0xfffff && p->sl <= 15 && p->srq <= 1 &&
+	       p->flow_label <= 0xfffff && p->sl <= 15 && p->srq <= 1 && p->e2e_flow_control <= 1 &&
 	       pdata_ok(p->private_data, p->private_data_len, WQE_CM_REQ_PDATA_LEN);
 }
 
@@ -137,6 +137,7 @@ struct wqe_cm_id *wqe_cm_connect(struct wqe_cm_agent *a, const struct wqe_cm_con
 	r->rnr_retry_count = p->rnr_retry_count;
 	r->max_cm_retries = p->max_cm_retries;
 	r->srq = p->srq;
+	r->e2e_flow_control = p->e2e_flow_control;
 	/* RoCE paths carry the permissive LID (as ib_cm's cm_format_req()
 	 * does for them); subnet local when the route has no router hop. */
 	r->primary.local_lid = r->primary.remote_lid = 0xffff;
@@ -168,7 +169,8 @@ int wqe_cm_accept(struct wqe_cm_id *id, const struct wqe_cm_accept_param *p)
 	if (!id || !p || (id->state != WQE_CM_REQ_RCVD && id->state != WQE_CM_MRA_REQ_SENT) ||
 	    p->local_qpn > 0xffffff || p->local_qpn <= 1 || p->starting_psn > 0xffffff ||
 	    p->target_ack_delay > 31 || p->rnr_retry_count > 7 || p->min_rnr_timer > 31 ||
-	    p->srq > 1 || !pdata_ok(p->private_data, p->private_data_len, WQE_CM_REP_PDATA_LEN))
+	    p->srq > 1 || p->e2e_flow_control > 1 ||
+	    !pdata_ok(p->private_data, p->private_data_len, WQE_CM_REP_PDATA_LEN))
 		return EINVAL;
 	id->local_qpn = p->local_qpn;
 	id->local_psn = p->starting_psn;
@@ -186,6 +188,7 @@ int wqe_cm_accept(struct wqe_cm_id *id, const struct wqe_cm_accept_param *p)
 	r->target_ack_delay = p->target_ack_delay;
 	r->rnr_retry_count = p->rnr_retry_count;
 	r->srq = p->srq;
+	r->e2e_flow_control = p->e2e_flow_control;
 	r->local_ca_guid = id->agent->attr.ca_guid;
 	if (p->private_data_len)
 		memcpy(r->private_data, p->private_data, p->private_data_len);

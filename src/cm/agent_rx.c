@@ -41,14 +41,18 @@ static struct wqe_cm_id *find_listener(struct wqe_cm_agent *a, uint64_t sid)
 }
 
 /* A REQ from a QP of the peer we hold a connection with (ib_cm's
- * cm_insert_remote_qpn() conflict). */
+ * cm_insert_remote_qpn() conflict). A connection in TIMEWAIT holds none:
+ * cm_enter_timewait() takes it out of ib_cm's remote QPN table, so the
+ * peer may connect that QP number again at once (wqe's NIC hands a freed
+ * QP number out again). */
 static int stale(struct wqe_cm_agent *a, const struct wqe_cm_addr *from, uint32_t qpn)
 {
 	for (uint32_t i = 0; i < a->attr.max_ids; i++) {
 		const struct wqe_cm_id *id = &a->ids[i];
 
 		if (id->in_use && id->have_remote_qpn && id->remote_qpn == qpn &&
-		    id->state != WQE_CM_IDLE && same_gid(&id->peer.gid, &from->gid))
+		    id->state != WQE_CM_IDLE && id->state != WQE_CM_TIMEWAIT &&
+		    same_gid(&id->peer.gid, &from->gid))
 			return 1;
 	}
 	return 0;

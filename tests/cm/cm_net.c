@@ -205,6 +205,7 @@ void net_init(struct net *n, int nodes, uint64_t seed, const struct wqe_cm_agent
 		d->au.accept_param.initiator_depth = 4;
 		d->au.accept_param.rnr_retry_count = 7;
 		d->au.accept_param.min_rnr_timer = 12;
+		d->au.accept_param.e2e_flow_control = 1;
 	}
 }
 
@@ -360,6 +361,7 @@ void net_conn_param(const struct net *n, int from, int to, uint64_t sid,
 	p->min_rnr_timer = 12;
 	p->responder_resources = 8;
 	p->initiator_depth = 8;
+	p->e2e_flow_control = 1;
 	p->private_data = "hello";
 	p->private_data_len = 5;
 }

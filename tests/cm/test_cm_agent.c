@@ -76,6 +76,7 @@ static void test_connect_disconnect(void)
 		CHECK_EQ(req->u.req.max_cm_retries, 3);
 		CHECK_EQ(req->u.req.retry_count, 7);
 		CHECK_EQ(req->u.req.rnr_retry_count, 6);
+		CHECK_EQ(req->u.req.e2e_flow_control, 1);
 		CHECK_EQ(req->u.req.pkey, 0xffff);
 		CHECK_EQ(req->u.req.local_ca_guid, 0x0002c90300000000ull);
 		CHECK_MEM(req->u.req.primary.local_gid.raw, n.nodes[0].gid.raw, 16);
@@ -94,6 +95,7 @@ static void test_connect_disconnect(void)
 		CHECK_EQ(rep->hdr.tid, req->hdr.tid); /* the passive side answers in the REQ's */
 		CHECK_EQ(rep->u.rep.local_qpn, 0x201);
 		CHECK_EQ(rep->u.rep.starting_psn, 0x2001);
+		CHECK_EQ(rep->u.rep.e2e_flow_control, 1);
 		CHECK_EQ(rep->u.rep.remote_comm_id, wqe_cm_id_local_id(a));
 	}
 	CHECK_EQ(net_count_sent(&n, 0, WQE_CM_ATTR_RTU), 1);

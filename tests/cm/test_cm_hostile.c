@@ -308,6 +308,15 @@ static void test_replays(void)
 	CHECK_EQ(net_inject(&n, 1, NULL, 0, &req), WQE_CM_RX_DUPLICATE);
 	unchanged(&s, 1, WQE_CM_RX_DUPLICATE, 1);
 	CHECK_EQ(last()->u.rej.reason, WQE_CM_REJ_STALE_CONN);
+	/* a new REQ from the same QP while its connection is in TIMEWAIT is
+	 * taken: ib_cm's cm_enter_timewait() forgets the peer's QPN */
+	m = req;
+	m.u.req.local_comm_id = 0x8888;
+	m.hdr.tid = 0x8888;
+	CHECK_EQ(net_inject(&n, 1, NULL, 0, &m), WQE_CM_RX_OK);
+	CHECK(n.nodes[1].last_new != b);
+	CHECK_EQ(wqe_cm_id_state(n.nodes[1].last_new), WQE_CM_REP_SENT);
+	CHECK_EQ(wqe_cm_destroy_id(n.nodes[1].last_new), 0);
 	/* while in TIMEWAIT the local IDs stay taken: 200 new IDs avoid them */
 	for (int i = 0; i < 200; i++) {
 		struct wqe_cm_id *x;

@@ -99,23 +99,28 @@ static bool same_ip(const struct sockaddr *a, const struct sockaddr *b)
 
 extern struct ucm_id *ucm_ids;
 
-/* Whether @port of @ps on @sa is free for @u: no other ID bound to it on
- * an overlapping address (wildcards overlap everything), unless both set
- * RDMA_OPTION_ID_REUSEADDR and neither listens. Under ucm_lock. */
-static bool port_free(struct ucm_id *u, const struct sockaddr *sa, uint16_t port)
+/* Whether @u may hold @port of its port space on @sa, as the kernel's
+ * cma_check_port(): each other ID bound there, unless both are reusable
+ * (@reuse and its REUSEADDR; a listener's is cleared) or AFONLY of other
+ * families, is EADDRNOTAVAIL where either address is a wildcard and
+ * EADDRINUSE where they are the same. Under ucm_lock. 0 or an errno. */
+int ucm_port_check(struct ucm_id *u, const struct sockaddr *sa, uint16_t port, bool reuse)
 {
 	for (struct ucm_id *o = ucm_ids; o; o = o->next) {
 		const struct sockaddr *os = &o->id.route.addr.src_addr;
 
 		if (o == u || !o->bound || o->id.ps != u->id.ps || ucm_port(os) != port)
 			continue;
-		if (!o->wildcard && !ucm_is_any(sa) && !same_ip(os, sa))
+		if (reuse && o->reuseaddr)
 			continue;
-		if (u->reuseaddr && o->reuseaddr && o->state != UCM_LISTEN)
+		if (u->afonly && o->afonly && os->sa_family != sa->sa_family)
 			continue;
-		return false;
+		if (o->wildcard || ucm_is_any(sa))
+			return EADDRNOTAVAIL;
+		if (same_ip(os, sa))
+			return EADDRINUSE;
 	}
-	return true;
+	return 0;
 }
 
 /* Binds @u to @sa (its port, or an ephemeral one for port 0) and, unless
@@ -133,8 +138,10 @@ int ucm_reserve_port(struct ucm_id *u, struct sockaddr *sa)
 	if (!ucm_is_any(sa) && !(d = ucm_dev_by_addr(sa)))
 		return EADDRNOTAVAIL;
 	if (port) {
-		if (!port_free(u, sa, port))
-			return EADDRINUSE;
+		int err = ucm_port_check(u, sa, port, u->reuseaddr);
+
+		if (err)
+			return err;
 	} else {
 		/* the kernel's ephemeral range, from a random start */
 		const uint32_t lo = 32768, n = 60999 - 32768 + 1;
@@ -142,7 +149,7 @@ int ucm_reserve_port(struct ucm_id *u, struct sockaddr *sa)
 
 		for (k = 0; k < n; k++) {
 			port = (uint16_t)(lo + (start + k) % n);
-			if (port_free(u, sa, port))
+			if (!ucm_port_check(u, sa, port, u->reuseaddr))
 				break;
 		}
 		if (k == n)
@@ -312,7 +319,8 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	if (!id)
 		return ucm_err(EINVAL);
 	pthread_mutex_lock(&ucm_lock);
-	if (u->state != UCM_ADDR_RESOLVED && u->state != UCM_ROUTE_RESOLVED) {
+	/* the kernel's: from ADDR_RESOLVED only (once resolved, EINVAL) */
+	if (u->state != UCM_ADDR_RESOLVED) {
 		pthread_mutex_unlock(&ucm_lock);
 		return ucm_err(EINVAL);
 	}
@@ -326,9 +334,11 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	p->reversible = 1;
 	p->numb_path = 1;
 	p->pkey = htons(0xffff);
-	p->sl = (uint8_t)(u->tos >> 5); /* the kernel's rt_tos2priority() for the usual classes */
-	p->mtu_selector = 2;		/* exactly */
-	p->mtu = ucm_route_mtu(dst, u->dev->mtu);
+	/* the kernel's iboe_tos_to_sl(): a priority only through a VLAN or
+	 * traffic classes on the netdev, which a wqe device has not */
+	p->sl = 0;
+	p->mtu_selector = 2; /* exactly */
+	p->mtu = (uint8_t)ucm_route_mtu(dst, u->dev->mtu);
 	p->rate_selector = 2;
 	p->rate = 3; /* IB_RATE_10_GBPS: not used on a wqe device */
 	p->packet_life_time_selector = 2;
@@ -353,42 +363,64 @@ __be16 rdma_get_dst_port(struct rdma_cm_id *id)
 	return id ? htons(ucm_port(&id->route.addr.dst_addr)) : 0;
 }
 
+/* RDMA_OPTION_ID as the kernel's ucma_set_option_id() and the rdma_set_*()
+ * calls it makes: a known option of the wrong size EINVAL, an unknown one
+ * ENOSYS. Under ucm_lock. 0 or an errno. */
+static int set_id_option(struct ucm_id *u, int optname, const void *v, size_t len)
+{
+	switch (optname) {
+	case RDMA_OPTION_ID_TOS:
+		if (len != sizeof(uint8_t))
+			return EINVAL;
+		u->tos = *(const uint8_t *)v;
+		u->tos_set = true;
+		return 0;
+	case RDMA_OPTION_ID_REUSEADDR:
+		if (len != sizeof(int))
+			return EINVAL;
+		/* rdma_set_reuseaddr(): set in any state but LISTEN, cleared
+		 * only before a bind */
+		if (*(const int *)v ? u->state == UCM_LISTEN : u->bound || u->state != UCM_IDLE)
+			return EINVAL;
+		u->reuseaddr = *(const int *)v != 0;
+		return 0;
+	case RDMA_OPTION_ID_AFONLY:
+		if (len != sizeof(int))
+			return EINVAL;
+		/* rdma_set_afonly(): unbound or bound, not further */
+		if (u->state != UCM_IDLE && u->state != UCM_ADDR_BOUND)
+			return EINVAL;
+		u->afonly = *(const int *)v != 0;
+		return 0;
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		if (len != sizeof(uint8_t))
+			return EINVAL;
+		/* rdma_set_ack_timeout(): RC IDs only; past 31 (which the
+		 * kernel takes and the QP then refuses) refused here */
+		if (u->id.qp_type != IBV_QPT_RC || *(const uint8_t *)v > 31)
+			return EINVAL;
+		u->ack_timeout = *(const uint8_t *)v;
+		u->ack_timeout_set = true;
+		return 0;
+	default:
+		return ENOSYS;
+	}
+}
+
 int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
 {
 	struct ucm_id *u = ucm_of(id);
-	int err = 0;
+	int err;
 
 	if (!id || !optval)
 		return ucm_err(EINVAL);
 	pthread_mutex_lock(&ucm_lock);
-	if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_TOS && optlen == sizeof(uint8_t)) {
-		u->tos = *(uint8_t *)optval;
-		u->tos_set = true;
-	} else if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_REUSEADDR &&
-		   optlen == sizeof(int)) {
-		if (u->bound)
-			err = EINVAL;
-		else
-			u->reuseaddr = *(int *)optval != 0;
-	} else if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_AFONLY &&
-		   optlen == sizeof(int)) {
-		if (u->bound)
-			err = EINVAL;
-		else
-			u->afonly = *(int *)optval != 0;
-	} else if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_ACK_TIMEOUT &&
-		   optlen == sizeof(uint8_t)) {
-		if (*(uint8_t *)optval > 31) {
-			err = EINVAL;
-		} else {
-			u->ack_timeout = *(uint8_t *)optval;
-			u->ack_timeout_set = true;
-		}
-	} else if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH) {
+	if (level == RDMA_OPTION_ID)
+		err = set_id_option(u, optname, optval, optlen);
+	else if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH)
 		err = EOPNOTSUPP; /* no subnet administrator's path records on RoCE */
-	} else {
-		err = EINVAL;
-	}
+	else
+		err = ENOSYS; /* ucma_set_option_level(), ucma_set_option_ib() */
 	pthread_mutex_unlock(&ucm_lock);
 	return err ? ucm_err(err) : 0;
 }

@@ -25,11 +25,16 @@ pthread_mutex_t ucm_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t devs_once = PTHREAD_ONCE_INIT;
 static struct ucm_dev devs[UCM_MAX_DEVS];
 static int ndevs;
+/* the list's devices live as long as the process: the list is kept here
+ * (as rdma-core's dev_list), reachable to the end; volatile, or the
+ * optimizer drops a store nothing reads back */
+static struct ibv_device **volatile dev_list;
 
 static void devs_init(void)
 {
 	struct ibv_device **l = ibv_get_device_list(&ndevs);
 
+	dev_list = l;
 	if (!l) {
 		ndevs = 0;
 		return;
@@ -38,7 +43,6 @@ static void devs_init(void)
 		ndevs = UCM_MAX_DEVS;
 	for (int i = 0; i < ndevs; i++)
 		devs[i].dev = l[i];
-	/* the list's devices live as long as the process: the list is kept */
 }
 
 uint64_t ucm_now_ns(void)

@@ -478,6 +478,14 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	}
 	if (!err && u->state != UCM_ADDR_BOUND)
 		err = EINVAL;
+	/* the kernel's rdma_listen(): a listener is alone on its address and
+	 * port, and no longer reusable */
+	if (!err && u->reuseaddr) {
+		err = ucm_port_check(u, &id->route.addr.src_addr, ucm_port(&id->route.addr.src_addr),
+				     false);
+		if (!err)
+			u->reuseaddr = false;
+	}
 	if (!err) {
 		const int fam = id->route.addr.src_addr.sa_family;
 
@@ -558,6 +566,18 @@ static uint8_t pick(uint8_t asked, uint8_t dflt, uint8_t max)
 	return v > max ? max : v;
 }
 
+/* rdma-core's ucma_valid_param(): on a TCP ID, depths past the device's
+ * (other than RDMA_MAX_*, "the device's") are refused, not capped. */
+static bool depths_ok(const struct ucm_id *u, const struct rdma_conn_param *param)
+{
+	if (u->id.ps != RDMA_PS_TCP || !param)
+		return true;
+	return (param->responder_resources == RDMA_MAX_RESP_RES ||
+		param->responder_resources <= u->dev->max_resp_res) &&
+	       (param->initiator_depth == RDMA_MAX_INIT_DEPTH ||
+		param->initiator_depth <= u->dev->max_init_depth);
+}
+
 /* The IP CM header and @pd after it: a REQ's or SIDR_REQ's private data. */
 static int ip_pdata(struct ucm_id *u, const void *pd, size_t len, size_t cap, uint8_t *out)
 {
@@ -581,15 +601,16 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 {
 	struct ucm_id *u = ucm_of(id);
 	uint8_t pd[WQE_CM_SIDR_REQ_PDATA_LEN];
-	const struct ibv_sa_path_rec *p = &u->path;
+	const struct ibv_sa_path_rec *p;
 	int err = 0;
 
 	if (!id)
 		return ucm_err(EINVAL);
+	p = &u->path; /* not before: &NULL->path is undefined (UBSan says so) */
 	pthread_mutex_lock(&ucm_lock);
 	if (u->state != UCM_ROUTE_RESOLVED || !u->dev)
 		err = EINVAL;
-	else if (id->ps == RDMA_PS_TCP && !id->qp && !param)
+	else if ((id->ps == RDMA_PS_TCP && !id->qp && !param) || !depths_ok(u, param))
 		err = EINVAL;
 	if (!err && id->qp_type == IBV_QPT_UD) {
 		struct wqe_cm_sidr_param sp;
@@ -643,6 +664,8 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 		cp.responder_resources = u->resp_res;
 		cp.initiator_depth = u->init_depth;
 		cp.srq = id->qp ? id->qp->srq != NULL : (param && param->srq);
+		/* the kernel's IBA_SET() keeps the field's one bit */
+		cp.e2e_flow_control = param ? param->flow_control & 1 : 0;
 		cp.manual_rtu = id->qp == NULL; /* rdma_establish() sends it */
 		u->manual_rtu = cp.manual_rtu;
 		cp.private_data = pd;
@@ -683,7 +706,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 					      param ? param->private_data_len : 0);
 		if (!err)
 			u->state = UCM_ESTABLISHED;
-	} else if (id->ps == RDMA_PS_TCP && !id->qp && !param) {
+	} else if ((id->ps == RDMA_PS_TCP && !id->qp && !param) || !depths_ok(u, param)) {
 		err = EINVAL;
 	} else {
 		struct wqe_cm_accept_param ap;
@@ -703,6 +726,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 		    param ? (param->rnr_retry_count > 7 ? 7 : param->rnr_retry_count) : 7;
 		ap.min_rnr_timer = 0;
 		ap.srq = id->qp ? id->qp->srq != NULL : (param && param->srq);
+		ap.e2e_flow_control = param ? param->flow_control & 1 : 0;
 		ap.private_data = param ? param->private_data : NULL;
 		ap.private_data_len = param ? param->private_data_len : 0;
 		if (!err && (ap.private_data_len > WQE_CM_REP_PDATA_LEN || !ap.local_qpn))
@@ -936,7 +960,7 @@ static void on_req(struct ucm_dev *d, struct ucm_id *l, const struct wqe_cm_even
 		p->pkey = htons(q->pkey);
 		p->sl = q->primary.sl;
 		p->mtu_selector = 2;
-		p->mtu = (enum ibv_mtu)q->path_mtu;
+		p->mtu = q->path_mtu;
 		p->rate_selector = 2;
 		p->rate = q->primary.packet_rate;
 		p->packet_life_time_selector = 2;

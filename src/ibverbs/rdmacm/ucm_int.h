@@ -166,6 +166,7 @@ void ucm_gid_of(const struct sockaddr *sa, union ibv_gid *gid);
 void ucm_addr_of_gid(const union wqe_gid *gid, uint16_t port, struct sockaddr_storage *ss);
 bool ucm_is_any(const struct sockaddr *sa);
 int ucm_reserve_port(struct ucm_id *u, struct sockaddr *sa);
+int ucm_port_check(struct ucm_id *u, const struct sockaddr *sa, uint16_t port, bool reuse);
 int ucm_route_hop_limit(const struct sockaddr *dst);
 enum ibv_mtu ucm_route_mtu(const struct sockaddr *dst, enum ibv_mtu dev_mtu);
 
