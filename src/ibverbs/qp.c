@@ -89,7 +89,8 @@ static struct ibv_qp *qp_new(struct ibv_context *context, struct ibv_qp_init_att
 	return qp;
 }
 
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+/* A classic ibv_qp_init_attr's QP (the GSI QP if @gsi). */
+static struct ibv_qp *qp_new_classic(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, bool gsi)
 {
 	struct ibv_qp_init_attr_ex a;
 	struct ibv_qp *qp;
@@ -108,36 +109,26 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	a.sq_sig_all = attr->sq_sig_all;
 	a.pd = pd;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD;
-	qp = qp_new(pd->context, &a, false, false);
+	qp = qp_new(pd->context, &a, false, gsi);
 	if (qp)
 		attr->cap = a.cap;
 	return qp;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	return qp_new_classic(pd, attr, false);
 }
 
 /* The drop-in librdmacm's one way in (WQE_PRIVATE_1 in libibverbs.map):
  * the device's GSI QP, as the kernel's CM has it. */
 struct ibv_qp *wqe_ibv_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
-	struct ibv_qp_init_attr_ex a;
-	struct ibv_qp *qp;
-
-	if (!pd || !attr || attr->qp_type != IBV_QPT_UD || attr->srq) {
+	if (attr && (attr->qp_type != IBV_QPT_UD || attr->srq)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	memset(&a, 0, sizeof(a));
-	a.qp_context = attr->qp_context;
-	a.send_cq = attr->send_cq;
-	a.recv_cq = attr->recv_cq;
-	a.cap = attr->cap;
-	a.qp_type = IBV_QPT_UD;
-	a.sq_sig_all = attr->sq_sig_all;
-	a.pd = pd;
-	a.comp_mask = IBV_QP_INIT_ATTR_PD;
-	qp = qp_new(pd->context, &a, false, true);
-	if (qp)
-		attr->cap = a.cap;
-	return qp;
+	return qp_new_classic(pd, attr, true);
 }
 
 struct ibv_qp *wi_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a)

@@ -11,18 +11,6 @@
 #include "rdmacm_cases.h"
 #include "rdmacm_util.h"
 
-static struct rdma_conn_param conn_param(const void *pdata, uint8_t len)
-{
-	struct rdma_conn_param cp;
-
-	memset(&cp, 0, sizeof(cp));
-	cp.private_data = pdata;
-	cp.private_data_len = len;
-	cp.responder_resources = cp.initiator_depth = 1;
-	cp.retry_count = cp.rnr_retry_count = 7;
-	return cp;
-}
-
 static void drop_b(struct pair *p)
 {
 	if (p->b->qp)

@@ -21,18 +21,6 @@
 
 #define FAILS_WITH(call, e) (errno = 0, (call) == -1 && errno == (e))
 
-static struct rdma_conn_param conn_param(const void *pdata, uint8_t len)
-{
-	struct rdma_conn_param cp;
-
-	memset(&cp, 0, sizeof(cp));
-	cp.private_data = pdata;
-	cp.private_data_len = len;
-	cp.responder_resources = cp.initiator_depth = 1;
-	cp.retry_count = cp.rnr_retry_count = 7;
-	return cp;
-}
-
 static int set_int(struct rdma_cm_id *id, int optname, int v)
 {
 	return rdma_set_option(id, RDMA_OPTION_ID, optname, &v, sizeof(v));

@@ -284,3 +284,15 @@ void pair_free(struct pair *p)
 		rdma_destroy_event_channel(p->chb);
 	p->cha = p->chb = NULL;
 }
+
+struct rdma_conn_param conn_param(const void *pdata, uint8_t len)
+{
+	struct rdma_conn_param cp;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.private_data = pdata;
+	cp.private_data_len = len;
+	cp.responder_resources = cp.initiator_depth = 1;
+	cp.retry_count = cp.rnr_retry_count = 7;
+	return cp;
+}

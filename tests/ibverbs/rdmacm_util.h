@@ -60,6 +60,8 @@ int qp_state(struct ibv_qp *qp, struct ibv_qp_attr *a);
 /* 16 send and receive WRs of one SGE, no CQ given. */
 struct ibv_qp_init_attr qp_attr(enum ibv_qp_type t);
 void fill(uint8_t *p, size_t n, unsigned seed);
+/* A connection's parameters: @len bytes of @pdata, depths 1, retries 7. */
+struct rdma_conn_param conn_param(const void *pdata, uint8_t len);
 
 /* A connection's pieces: the channels of A and B, A's listener, A's
  * passive ID, B's active ID. */
