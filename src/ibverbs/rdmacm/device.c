@@ -186,6 +186,9 @@ static void drain_recv(struct ucm_dev *d)
 				/* a refusal is counted by the agent and changes nothing */
 				(void)wqe_cm_agent_receive(d->agent, &from, slot + UCM_GRH,
 							   WQE_MAD_LEN);
+				/* one MAD refuses at most one REQ: reaping after
+				 * each keeps a flood from overflowing the list */
+				ucm_reap();
 			}
 			(void)post_recv(d, (uint32_t)wc[i].wr_id);
 		}
