@@ -495,7 +495,10 @@ int wqe_cm_qp_attr(const struct wqe_cm_id *id, enum wqe_qp_state state, struct w
 		attr->ah_attr.grh.flow_label = id->flow_label;
 		attr->path_mtu = id->path_mtu;
 		attr->dest_qp_num = id->remote_qpn;
-		attr->rq_psn = id->remote_psn;
+		/* as ib_cm: the starting PSN a side sends is the one its
+		 * receive queue expects (ib_send_cm_req()/_rep() set rq_psn
+		 * from it), and the peer's is where its send queue starts */
+		attr->rq_psn = id->local_psn;
 		*mask |= WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN | WQE_QP_RQ_PSN;
 		if (id->transport == WQE_CM_TRANSPORT_RC) {
 			attr->max_dest_rd_atomic =
@@ -504,7 +507,7 @@ int wqe_cm_qp_attr(const struct wqe_cm_id *id, enum wqe_qp_state state, struct w
 			*mask |= WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER;
 		}
 	} else {
-		attr->sq_psn = id->local_psn;
+		attr->sq_psn = id->remote_psn;
 		*mask |= WQE_QP_SQ_PSN;
 		if (id->transport == WQE_CM_TRANSPORT_RC) {
 			attr->timeout = id->ack_timeout;

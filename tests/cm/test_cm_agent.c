@@ -109,7 +109,7 @@ static void test_connect_disconnect(void)
 	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_AV | WQE_QP_PATH_MTU | WQE_QP_DEST_QPN |
 			   WQE_QP_RQ_PSN | WQE_QP_MAX_DEST_RD_ATOMIC | WQE_QP_MIN_RNR_TIMER);
 	CHECK_EQ(qa.dest_qp_num, 0x201);
-	CHECK_EQ(qa.rq_psn, 0x2001);
+	CHECK_EQ(qa.rq_psn, 0x1000); /* A's own REQ's: ib_cm's reading */
 	CHECK_EQ(qa.path_mtu, WQE_MTU_1024);
 	CHECK_MEM(qa.ah_attr.grh.dgid.raw, n.nodes[1].gid.raw, 16);
 	CHECK_EQ(qa.ah_attr.grh.hop_limit, 64);
@@ -120,18 +120,18 @@ static void test_connect_disconnect(void)
 	CHECK_EQ(wqe_cm_qp_attr(a, WQE_QPS_RTS, &qa, &mask), 0);
 	CHECK_EQ(mask, WQE_QP_STATE | WQE_QP_SQ_PSN | WQE_QP_TIMEOUT | WQE_QP_RETRY_CNT |
 			   WQE_QP_RNR_RETRY | WQE_QP_MAX_QP_RD_ATOMIC);
-	CHECK_EQ(qa.sq_psn, 0x1000);
+	CHECK_EQ(qa.sq_psn, 0x2001); /* B's REP's */
 	CHECK_EQ(qa.timeout, 11);
 	CHECK_EQ(qa.retry_cnt, 7);
 	CHECK_EQ(qa.rnr_retry, 7); /* the REP's RNR retry count */
 	CHECK_EQ(qa.max_rd_atomic, 4);
 	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_RTR, &qa, &mask), 0);
 	CHECK_EQ(qa.dest_qp_num, 0x100);
-	CHECK_EQ(qa.rq_psn, 0x1000);
+	CHECK_EQ(qa.rq_psn, 0x2001);
 	CHECK_MEM(qa.ah_attr.grh.dgid.raw, n.nodes[0].gid.raw, 16);
 	CHECK_EQ(qa.max_dest_rd_atomic, 4);
 	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_RTS, &qa, &mask), 0);
-	CHECK_EQ(qa.sq_psn, 0x2001);
+	CHECK_EQ(qa.sq_psn, 0x1000);
 	CHECK_EQ(qa.rnr_retry, 6); /* the REQ's */
 	CHECK_EQ(qa.timeout, 11);  /* the REQ's local ACK timeout */
 	CHECK_EQ(wqe_cm_qp_attr(b, WQE_QPS_SQD, &qa, &mask), EINVAL);

@@ -229,19 +229,26 @@ self() {
 	echo "@@WQE-CASE-END $1 srv=$src cli=$crc"
 }
 # rxe NAME PORT SERVER: the guest serves; the host's client runs once the
-# guest says LISTEN, and the host says "done RC" when it has ended.
+# guest says LISTEN (with the try's number), and the host says "done RC"
+# when it has ended, or "again": the server is ended and started anew.
 rxe() {
 	echo "@@WQE-CASE-BEGIN $1"
 	ctl 90 >/dev/null
-	srv_start $3
-	grace=0
-	if wait_listen "$2"; then
-		echo "@@WQE-CASE-LISTEN $1"
-		msg=$(ctl 90)
-		# A server whose client failed waits for nobody: no grace.
-		[ "$msg" = "done 0" ] && grace=15
-	fi
-	src=$(srv_end $grace)
+	try=1
+	while :; do
+		srv_start $3
+		grace=0
+		msg=
+		if wait_listen "$2"; then
+			echo "@@WQE-CASE-LISTEN $1 $try"
+			msg=$(ctl 90)
+			# A server whose client failed waits for nobody: no grace.
+			[ "$msg" = "done 0" ] && grace=15
+		fi
+		src=$(srv_end $grace)
+		[ "$msg" = again ] || break
+		try=$((try + 1))
+	done
 	show /tmp/s S
 	echo "@@WQE-CASE-END $1 srv=$src cli=-"
 }
@@ -422,6 +429,21 @@ wqe_cmd() {
 		${WQE_TEST_PRELOAD:+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1}
 		"$WQE" exec --local "$2" -- "${@:3}")
 }
+# perftest_retry_crash FILE: the client's output is perftest 4.5-0.17's
+# (Debian's) known failure, not wqe's. Its server listens for the test
+# connection only after the handshake on its first one; a client faster
+# than the guest's server sends its REQ before that listen, gets rdma_cm's
+# REJ "invalid service ID" (8), as a kernel client would, and perftest's
+# retry then uses the CM nodes it has just freed (fixed upstream in
+# perftest 3d9d8d0, "Fix crashes and logical flaws in RDMA CM connection
+# retry"): it crashes or fails. Measured: every other run of write_bw_rxe_v4
+# or send_bw_rxe_v4. The whole case is then run again, PERFTEST_TRIES
+# times at most; nothing else is retried.
+PERFTEST_TRIES=6
+perftest_retry_crash() {
+	grep -qx 'Event: RDMA_CM_EVENT_REJECTED; error: 8.' "$1" &&
+		grep -qx 'Failed to connect RDMA CM events.' "$1"
+}
 declare -A BAD=()
 case_fail() {
 	echo "FAIL: $1: $2" >&2
@@ -470,16 +492,27 @@ while IFS='|' read -r -u 3 name prog kind who ip _port srv cli; do
 		;;
 	rxe)
 		ctl_send go || case_fail "$name" "the guest does not take the start"
-		guest_wait "@@WQE-CASE-(LISTEN|END) $name([[:space:]]|\$)" 40 || true
-		if grep -qa "@@WQE-CASE-LISTEN $name" "$SERIAL"; then
+		try=1
+		while :; do
+			guest_wait "@@WQE-CASE-(LISTEN $name $try|END $name )" 40 || true
+			if ! grep -qa "@@WQE-CASE-LISTEN $name $try" "$SERIAL"; then
+				case_fail "$name" "the guest's server does not listen"
+				break
+			fi
 			hc=0
 			# shellcheck disable=SC2086 # the command's words
 			wqe_cmd 30 "$local_addr" $cli
 			"${WQE_CMD[@]}" >"$TMP/$name.host" 2>&1 || hc=$?
+			if [ "$hc" != 0 ] && [ "$try" -lt "$PERFTEST_TRIES" ] &&
+				perftest_retry_crash "$TMP/$name.host"; then
+				echo "note: $name: try $try met perftest's RDMA CM retry bug (see perftest_retry_crash); the case runs again"
+				try=$((try + 1))
+				ctl_send again || { case_fail "$name" "the guest does not take the retry"; break; }
+				continue
+			fi
 			ctl_send "done $hc" || case_fail "$name" "the guest does not take the end"
-		else
-			case_fail "$name" "the guest's server does not listen"
-		fi
+			break
+		done
 		guest_wait "@@WQE-CASE-END $name " 40 || case_fail "$name" "the guest did not finish"
 		;;
 	wqe)

@@ -270,6 +270,9 @@ struct ucm_id *ucm_id_new(struct ucm_channel *ch, void *context, enum rdma_port_
 		u->sync = true;
 	}
 	u->ch = ch;
+	/* random, as __rdma_create_id()'s: the PSN this side's receive
+	 * queue expects, sent as the REQ's or REP's starting PSN */
+	u->seq_num = ucm_random() & 0xffffff;
 	u->id.channel = &ch->ch;
 	u->id.context = context;
 	u->id.ps = ps;
@@ -646,7 +649,7 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 						  ucm_port(&id->route.addr.dst_addr));
 		cp.transport = id->qp_type == IBV_QPT_UC ? WQE_CM_TRANSPORT_UC : WQE_CM_TRANSPORT_RC;
 		cp.local_qpn = id->qp ? id->qp->qp_num : param->qp_num;
-		cp.starting_psn = ucm_random() & 0xffffff;
+		cp.starting_psn = u->seq_num;
 		cp.path_mtu = (enum wqe_mtu)p->mtu;
 		memcpy(cp.local_gid.raw, p->sgid.raw, 16);
 		cp.hop_limit = p->hop_limit;
@@ -719,7 +722,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 			err = ucm_qp_to(u, IBV_QPS_RTR, u->resp_res);
 		memset(&ap, 0, sizeof(ap));
 		ap.local_qpn = id->qp ? id->qp->qp_num : param->qp_num;
-		ap.starting_psn = ucm_random() & 0xffffff;
+		ap.starting_psn = u->seq_num;
 		ap.responder_resources = u->resp_res;
 		ap.initiator_depth = u->init_depth;
 		ap.rnr_retry_count =

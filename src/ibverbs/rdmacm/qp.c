@@ -53,7 +53,10 @@ int ucm_qp_attr(struct ucm_id *u, enum ibv_qp_state st, struct ibv_qp_attr *a, i
 	/* wqe's attribute bits and values are libibverbs' */
 	a->path_mtu = (enum ibv_mtu)w.path_mtu;
 	a->qkey = w.qkey;
-	a->rq_psn = w.rq_psn;
+	/* rdma_init_qp_attr() sets RTR's rq_psn to the ID's own sequence
+	 * number: the passive side goes to RTR before its REP (and its
+	 * starting PSN) exists */
+	a->rq_psn = st == IBV_QPS_RTR ? u->seq_num : w.rq_psn;
 	a->sq_psn = w.sq_psn;
 	a->dest_qp_num = w.dest_qp_num;
 	a->qp_access_flags = (unsigned)w.qp_access_flags;

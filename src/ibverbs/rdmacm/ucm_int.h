@@ -128,6 +128,7 @@ struct ucm_id {
 	bool disc_reported;
 	bool manual_rtu;
 	uint32_t remote_qpn, remote_qkey; /* UD: the SIDR_REP's */
+	uint32_t seq_num; /* the starting PSN we send, and our rq_psn (the kernel's) */
 	struct ibv_qp_init_attr *qp_init_attr; /* rdma_create_ep() listener's */
 	/* under ucm_lock: events handed to the program, and acked */
 	unsigned reported, completed;
