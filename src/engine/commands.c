@@ -229,6 +229,7 @@ void nic_qp_set_state(struct nic *n, struct qpc *q, enum wqe_qp_state s)
 		e->req.comp_psn = q->sq_psn;
 		e->req.retry_left = q->retry_cnt;
 		e->req.rnr_left = q->rnr_retry;
+		e->req.retry_started = false;
 	}
 	if (s == WQE_QPS_RTR && q->state == WQE_QPS_INIT)
 		resp_start(n, q);

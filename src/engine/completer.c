@@ -164,16 +164,25 @@ static void retry_from(struct nic *n, struct qpc *q, uint32_t psn)
 }
 
 /* Transport retry: count down retry_cnt (7 counts down too: only rnr_retry
- * has a "forever" value in the IBTA; rxe differs). */
-static void transport_retry(struct nic *n, struct qpc *q, uint32_t psn)
+ * has a "forever" value in the IBTA; rxe differs). One go-back-N a loss:
+ * once one started, the responses still in flight from before it (each of
+ * which implies the same loss) and a NAK for the same gap start no other
+ * until forward progress; the retransmit timer always may (@timeout), as
+ * rxe's completer does (started_retry, timeout_retry). Without this, a
+ * responder still sending the answers to 16 READs turned each of them into
+ * a retry and the QP ran out of retries without losing anything new. */
+static void transport_retry(struct nic *n, struct qpc *q, uint32_t psn, bool timeout)
 {
 	struct eng_req *r = &q->eng->req;
 
+	if (r->retry_started && !timeout)
+		return;
 	if (r->retry_left == 0) {
 		fail_head(n, q, WQE_WC_RETRY_EXC_ERR);
 		return;
 	}
 	r->retry_left--;
+	r->retry_started = true;
 	retry_from(n, q, psn);
 }
 
@@ -188,7 +197,7 @@ static bool ack_before(struct nic *n, struct qpc *q, uint32_t psn)
 		    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD) {
 			/* Its responses were lost (C9-148). */
 			n->retry_why = "a later response implies lost READ/atomic responses";
-			transport_retry(n, q, r->comp_psn);
+			transport_retry(n, q, r->comp_psn, false);
 			return false;
 		}
 		complete_head(q, WQE_WC_SUCCESS);
@@ -200,6 +209,7 @@ static void forward_progress(struct nic *n, struct qpc *q)
 {
 	q->eng->req.retry_left = q->retry_cnt;
 	q->eng->req.rnr_left = q->rnr_retry;
+	q->eng->req.retry_started = false;
 	rearm(n, q);
 }
 
@@ -343,7 +353,7 @@ static void on_nak(struct nic *n, struct qpc *q, uint32_t psn, uint8_t syn)
 			forward_progress(n, q);
 		}
 		n->retry_why = "NAK PSN sequence error";
-		transport_retry(n, q, psn);
+		transport_retry(n, q, psn, false);
 		return;
 	case WQE_AETH_NAK_INVALID_REQ:
 		fail_head(n, q, WQE_WC_REM_INV_REQ_ERR);
@@ -439,7 +449,7 @@ int comp_timers(struct nic *n, struct qpc *q, uint64_t now)
 		q->eng->stats.timeouts++;
 		r->retrans_at = 0;
 		n->retry_why = "retransmit timeout";
-		transport_retry(n, q, r->comp_psn);
+		transport_retry(n, q, r->comp_psn, true);
 		return 1;
 	}
 	return 0;

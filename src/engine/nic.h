@@ -56,6 +56,9 @@ struct eng_req {
 	bool stalled;            /* the current stall was already counted */
 	bool tx_open;            /* a WQE was left with packets unsent (tx_*) */
 	bool resume;             /* the next WQE sent resumes at resume_psn */
+	bool retry_started;      /* a go-back-N since the last forward progress
+				  * (rxe's started_retry): later signs of the
+				  * same loss start no other, only the timer */
 	uint8_t retry_left;      /* transport retries left (retry_cnt) */
 	uint8_t rnr_left;        /* RNR retries left (7 = forever) */
 	uint64_t retrans_at;     /* retransmit deadline (ns), 0 = not armed */

@@ -10,7 +10,7 @@
  * no packet, a successful completion, the QP and the requests behind it
  * unharmed); a receive CQ overrun that still acknowledges the SENDs
  * completed before it; and a READ whose responses are
- * lost is retried and completes. The retransmit timers of 80 QPs of one
+ * lost is retried and completes, alone or 16 in flight. The retransmit timers of 80 QPs of one
  * context all fire. SQD drains: what had started is finished (the rest of
  * a message cut short, retries), nothing new starts before RTS.
  */
@@ -566,6 +566,49 @@ static void test_read_lost(void)
 	env_close(&e);
 }
 
+/* 16 READs in flight, 16 response packets each (4 KiB at MTU 256), over
+ * a lossy link: each go-back-N resumes a READ past its first PSN, and all
+ * 16 complete with the right bytes. (Driven by the caller, a pass takes
+ * every response that arrived before its requester sends again, so the
+ * stale responses that once each started a retry are seen only with NIC
+ * threads: exec_read_bw_fault.) */
+static void test_reads_lost_in_flight(void)
+{
+	struct wqe_fault_cfg f = {.drop = 0.05, .seed = 7};
+	struct wqe_qp_stats st;
+	struct env e;
+	struct wqe_sge s[16];
+	struct wqe_send_wr w[16], *bad;
+	struct wqe_wc wc[16];
+
+	env_open_mtu(&e, WQE_QPT_RC, &f, NULL, WQE_MTU_256);
+	for (size_t i = 0; i < sizeof(b_buf); i++)
+		b_buf[i] = (uint8_t)(i * 29 + 3);
+	memset(a_buf, 0, sizeof(a_buf));
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 16; i++) {
+		s[i] = (struct wqe_sge){(uint64_t)(uintptr_t)(a_buf + i * 4096), 4096, e.a->lkey};
+		w[i].wr_id = (uint64_t)i;
+		w[i].sg_list = &s[i];
+		w[i].num_sge = 1;
+		w[i].opcode = WQE_WR_RDMA_READ;
+		w[i].send_flags = WQE_SEND_SIGNALED;
+		w[i].wr.rdma.remote_addr = (uint64_t)(uintptr_t)(b_buf + i * 4096);
+		w[i].wr.rdma.rkey = e.b->rkey;
+		w[i].next = i < 15 ? &w[i + 1] : NULL;
+	}
+	CHECK_EQ(wqe_post_send(e.p.a.qp, w, &bad), 0);
+	CHECK_EQ(pair_wait_time(&e.p, e.p.a.scq, 16, wc, 20.0), 16);
+	for (int i = 0; i < 16; i++) {
+		CHECK_EQ(wc[i].status, WQE_WC_SUCCESS);
+		CHECK_EQ(wc[i].wr_id, (uint64_t)i);
+	}
+	CHECK_MEM(a_buf, b_buf, sizeof(a_buf));
+	CHECK_EQ(wqe_query_qp_stats(e.p.a.qp, &st), 0);
+	CHECK(st.retransmits > 0);
+	env_close(&e);
+}
+
 int main(void)
 {
 	test_rem_access();
@@ -581,5 +624,6 @@ int main(void)
 	test_empty_sge();
 	test_recv_cq_overrun_ack();
 	test_read_lost();
+	test_reads_lost_in_flight();
 	return test_finish();
 }
