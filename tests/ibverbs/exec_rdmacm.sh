@@ -356,6 +356,12 @@ rping_hostile)
 		grep -v '^ready$' "$TMP/forge.out" | cut -c1-200 | sed 's/^/  forge: /' >&2
 	fi
 	end_server
+	# (a sanitized drop-in aborts on its first report, so its exit status
+	# says it too; this names it)
+	for f in server.err client.err; do
+		CHECKS=$((CHECKS + 1))
+		! grep -qE "ERROR: AddressSanitizer|runtime error:" "$TMP/$f" || fail "$f: a sanitizer report"
+	done
 	[ "$FAILS" -eq 0 ] || for f in server.out server.err client.out client.err; do show "$f" "$TMP/$f"; done
 	if [ -e "$TMP/server.pcap" ] && [ -e "$TMP/forge.json" ]; then
 		expect_rc 0 "$PY" "$FORGE" count --server "$S" --from "$F" --summary "$TMP/forge.json" \
