@@ -314,6 +314,64 @@ rping_dead_port)
 		cm_ok --port "$PORT,$DEAD" --expect REQ:2,REJ,REP,RTU,DREQ,DREP "$TMP/server.pcap"
 	rping_ok 10 64
 	;;
+rping_hostile)
+	# Hostile MADs from a third address, F, at the server's CM
+	# (tests/cm/cm_forge.py, which says what each must draw): before the
+	# client, the wrong lengths, bad headers, MADs naming IDs the server
+	# has not, a REQ replayed, SIDR_REQs nobody serves and a burst of 2000
+	# REQs refused (their IP CM header names another address; sent while
+	# the server is stopped, so that its CM thread takes them in one long
+	# run), then each of them again; then the same, with a burst of 32,
+	# over and over while the client runs. Every answer is checked as it
+	# comes; the client and the server must do as in case rping; the
+	# server's capture must show nothing accepted, no REJ beyond its REQ,
+	# and F's frames between the client's REQ and DREQ (cm_forge.py
+	# count); without F's frames it gets the checks of case rping.
+	F=127.$X.$Y.23
+	FORGE=$HERE/../cm/cm_forge.py
+	SRV=(rping -s -a "$S" -v -C 100 -p "$PORT")
+	CLI=(rping -c -a "$S" -v -C 100 -p "$PORT")
+	need rping rdmacm-utils
+	start_server
+	if wait_device; then
+		"$PY" "$FORGE" run --server "$S" --from "$F" --port "$PORT" --flood 2000 \
+			--hold "$(pgrep -P "$SERVER")" --summary "$TMP/forge.json" \
+			--go "$TMP/go" --stop "$TMP/stop" >"$TMP/forge.out" 2>&1 &
+		FORGER=$!
+		# (exec_common.sh's, and the forger's end too)
+		trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; [ -n "$FORGER" ] && kill "$FORGER" 2>/dev/null; rm -rf "$TMP"' EXIT
+		for _ in $(seq 600); do
+			grep -qsx ready "$TMP/forge.out" && break
+			kill -0 "$FORGER" 2>/dev/null || break
+			sleep 0.1
+		done
+		touch "$TMP/go"
+		client
+		touch "$TMP/stop"
+		wait "$FORGER"
+		frc=$?
+		FORGER=
+		CHECKS=$((CHECKS + 1))
+		[ "$frc" -eq 0 ] || fail "cm_forge.py run: exit $frc"
+		grep -v '^ready$' "$TMP/forge.out" | cut -c1-200 | sed 's/^/  forge: /' >&2
+	fi
+	end_server
+	# (a sanitized drop-in aborts on its first report, so its exit status
+	# says it too; this names it)
+	for f in server.err client.err; do
+		CHECKS=$((CHECKS + 1))
+		! grep -qE "ERROR: AddressSanitizer|runtime error:" "$TMP/$f" || fail "$f: a sanitizer report"
+	done
+	[ "$FAILS" -eq 0 ] || for f in server.out server.err client.out client.err; do show "$f" "$TMP/$f"; done
+	if [ -e "$TMP/server.pcap" ] && [ -e "$TMP/forge.json" ]; then
+		expect_rc 0 "$PY" "$FORGE" count --server "$S" --from "$F" --summary "$TMP/forge.json" \
+			--genuine "$TMP/genuine.pcap" "$TMP/server.pcap"
+		sed 's/^/  /' "$TMP/out" >&2
+	fi
+	captures_ok "$RPING_OPS" genuine client &&
+		cm_ok "${RPING_CM[@]}" "$TMP/genuine.pcap" "$TMP/client.pcap"
+	rping_ok 100 64
+	;;
 ucmatose)
 	# The server sends (10 messages of 100 bytes a connection), the
 	# client replies, the server disconnects (DREQ) and the client answers
