@@ -20,7 +20,7 @@ build=${BUILD_DIR:-$root/build-bench}
 rounds=${ROUNDS:-3}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWQE_BENCH=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target bench_exec wqe_tool wqe_ibverbs \
-	wqe_standin_mlx5 wqe_standin_efa wqe_standin_rdmacm >/dev/null
+	wqe_standin_mlx5 wqe_standin_efa wqe_rdmacm >/dev/null
 B=$build/bench/bench_exec
 W=$build/wqe
 port=$((30000 + $$ % 10000))

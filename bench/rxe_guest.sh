@@ -45,7 +45,7 @@ trap 'exit 1' INT TERM HUP
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target wqe_tool wqe_ibverbs \
-	wqe_standin_mlx5 wqe_standin_efa wqe_standin_rdmacm >/dev/null
+	wqe_standin_mlx5 wqe_standin_efa wqe_rdmacm >/dev/null
 guest_host_check
 for p in ib_write_bw ib_send_lat; do guest_need "$p" perftest; done
 
