@@ -906,11 +906,16 @@ WQE_API int wqe_cm_sidr_rep(struct wqe_cm_id *id, uint8_t status, uint32_t qpn, 
  *         REMOTE_ATOMIC if we serve any responder resources;
  *   RTR   the AV (the peer's GID, our GID index 0, hop limit, traffic
  *         class, flow label, SL of the REQ's primary path; dmac zero: the
- *         caller resolves the peer's MAC), path MTU, the peer's QPN and
- *         starting PSN (rq_psn), max_dest_rd_atomic (our responder
- *         resources, at most 16) and min_rnr_timer (RC); an SL over 7
- *         is passed on, for wqe_modify_qp() to refuse;
- *   RTS   our starting PSN (sq_psn), and for RC the local ACK timeout,
+ *         caller resolves the peer's MAC), path MTU, the peer's QPN,
+ *         our own starting PSN as rq_psn (ib_cm's reading: the starting
+ *         PSN a side sends in its REQ or REP is the one its receive queue
+ *         expects; on the passive side it exists only once wqe_cm_accept()
+ *         sent it, so a consumer that moves to RTR before accepting, as it
+ *         should, sets rq_psn to the starting PSN it will accept with, as
+ *         ib_cm's consumers and rdma_cm do), max_dest_rd_atomic (our
+ *         responder resources, at most 16) and min_rnr_timer (RC); an SL
+ *         over 7 is passed on, for wqe_modify_qp() to refuse;
+ *   RTS   the peer's starting PSN (sq_psn), and for RC the local ACK timeout,
  *         the REQ's retry count, the peer's RNR retry count and
  *         max_rd_atomic (our initiator depth, at most 16).
  * Fills *@attr (zeroed first) and *@mask (WQE_QP_* bits for

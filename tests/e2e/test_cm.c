@@ -84,18 +84,26 @@ static int cb_send(void *ctx, const struct wqe_cm_addr *to, const uint8_t *mad)
 	return wqe_post_send(s->gsi, &wr, &bad);
 }
 
-/* Move the RC QP to @st with what the CM agreed; the MAC is ours to add. */
-static void move_qp(struct side *s, struct wqe_cm_id *id, enum wqe_qp_state st)
+/* Move the RC QP to @st with what the CM agreed; the MAC is ours to add,
+ * and the passive side's rq_psn before it accepts: @rq_psn, or -1. */
+static void move_qp_psn(struct side *s, struct wqe_cm_id *id, enum wqe_qp_state st, long rq_psn)
 {
 	struct wqe_qp_attr a;
 	int mask = 0;
 
 	CHECK_EQ(wqe_cm_qp_attr(id, st, &a, &mask), 0);
+	if (rq_psn >= 0)
+		a.rq_psn = (uint32_t)rq_psn;
 	if (mask & WQE_QP_AV) {
 		a.ah_attr.dmac[0] = 0x02;
 		a.ah_attr.dmac[5] = (uint8_t)(3 - s->idx);
 	}
 	CHECK_EQ(wqe_modify_qp(s->rc, &a, mask), 0);
+}
+
+static void move_qp(struct side *s, struct wqe_cm_id *id, enum wqe_qp_state st)
+{
+	move_qp_psn(s, id, st, -1);
 }
 
 static void get_be(const uint8_t *p, uint64_t *addr, uint32_t *rkey)
@@ -120,7 +128,8 @@ static void cb_event(void *ctx, const struct wqe_cm_event *ev)
 		CHECK_MEM(ev->msg->u.req.private_data, "A wants B", 9);
 		s->id = ev->id;
 		move_qp(s, ev->id, WQE_QPS_INIT);
-		move_qp(s, ev->id, WQE_QPS_RTR);
+		/* RTR before the REP: rq_psn is the starting PSN B sends */
+		move_qp_psn(s, ev->id, WQE_QPS_RTR, 0x2222);
 		for (int i = 0; i < 8; i++)
 			pd[i] = (uint8_t)(addr >> (56 - 8 * i));
 		for (int i = 0; i < 4; i++)
