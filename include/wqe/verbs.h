@@ -110,6 +110,11 @@ struct wqe_context_attr {
 	uint32_t num_pkeys;              /* 0 means one P_Key: 0xffff */
 	uint16_t pkey[WQE_MAX_PKEYS];
 	enum wqe_nic_mode nic_mode;      /* who runs the NIC */
+	/* The first QPN the context gives (QPNs go up from it as QPs are
+	 * created; a freed one is given again); 0 derives it from the MAC
+	 * (16 + (mac[5] & 0x7f) * 256), so that a run is repeatable. At most
+	 * 0x7fffff; a smaller value than 16 is taken as 16. */
+	uint32_t qpn_base;
 };
 
 /*

@@ -35,10 +35,12 @@ struct nic *nic_create(const struct nic_config *cfg)
 	n->timer_min = UINT64_MAX;
 	n->tx.link.fd = -1;
 	n->thr.wake_fd = -1;
-	/* Each port numbers its QPs from its own base (from its MAC), so two
-	 * endpoints' QPs are told apart on the wire and in traces. */
+	/* Each port numbers its QPs from its own base (from its MAC unless
+	 * given), so two endpoints' QPs are told apart on the wire and in
+	 * traces. */
 	if (keys_init(&n->keys, NIC_KEYS) ||
-	    qp_table_init(&n->qps, QPN_BASE + ((uint32_t)(cfg->port.mac[5] & 0x7f) << 8))) {
+	    qp_table_init(&n->qps, cfg->qpn_base ? cfg->qpn_base
+						 : QPN_BASE + ((uint32_t)(cfg->port.mac[5] & 0x7f) << 8))) {
 		keys_fini(&n->keys);
 		free(n);
 		errno = ENOMEM;

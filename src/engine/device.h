@@ -74,6 +74,7 @@ struct nic_config {
 	/* The requester's and the receive path's fast paths off: every WQE
 	 * and frame takes the general path (tests compare the two ways). */
 	bool no_fast_path;
+	uint32_t qpn_base; /* 0: from the MAC */
 };
 
 /*

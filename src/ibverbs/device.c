@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,7 +33,26 @@ static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static struct wi_device table[WI_MAX_DEVICES];
 static int ndevices;
 static enum wqe_format table_format = WQE_FORMAT_MLX5;
-static int table_ipv4_rx = WQE_UDP_IPV4_AUTO; /* WQE_IBV_IPV4_RX */
+static int table_ipv4_rx = WQE_UDP_IPV4_AUTO; /* A random first QPN for each device a process opens, as QPNs on a
+ * kernel device differ between processes. From the MAC alone, a program
+ * run again on the same address got the QPNs of its last run, and a peer
+ * still holding the old connection (the kernel's ib_cm, or wqe's) refused
+ * every new REQ as a stale connection (REJ 10). 256 to 0x7fff00: room
+ * above for millions of QPs. */
+static uint32_t qpn_base(void)
+{
+	uint32_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)getpid();
+	}
+	return 0x100u + r % (0x7fff00u - 0x100u);
+}
+
+/* WQE_IBV_IPV4_RX */
 static struct wqe_fault_cfg table_fault; /* WQE_IBV_FAULT */
 static bool table_faulty;
 
@@ -272,6 +293,7 @@ static int dev_up(struct wi_device *d)
 	a.num_pkeys = 1;
 	a.pkey[0] = 0xffff;
 	a.nic_mode = WQE_NIC_THREAD;
+	a.qpn_base = qpn_base();
 	u.ipv4_rx = table_ipv4_rx;
 	d->w = wqe_open_context(&a);
 	if (!d->w)

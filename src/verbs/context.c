@@ -47,7 +47,8 @@ struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr)
 	    (attr->format != WQE_FORMAT_MLX5 && attr->format != WQE_FORMAT_RXE) ||
 	    (attr->checks != WQE_CHECKS_AT_POST && attr->checks != WQE_CHECKS_IN_ENGINE) ||
 	    (mode != WQE_NIC_CALLER && mode != WQE_NIC_THREAD) ||
-	    attr->num_gids > WQE_MAX_GIDS || attr->num_pkeys > WQE_MAX_PKEYS) {
+	    attr->num_gids > WQE_MAX_GIDS || attr->num_pkeys > WQE_MAX_PKEYS ||
+	    attr->qpn_base > 0x7fffffu) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -77,6 +78,7 @@ struct wqe_context *wqe_open_context(const struct wqe_context_attr *attr)
 	memcpy(cfg.port.pkey, ctx->attr.pkey, sizeof(cfg.port.pkey));
 	cfg.mode = mode == WQE_NIC_THREAD ? NIC_THREAD : NIC_CALLER;
 	cfg.no_fast_path = fast && strcmp(fast, "0") == 0;
+	cfg.qpn_base = ctx->attr.qpn_base;
 	/* The event queue first: a NIC thread may raise an event as soon as
 	 * it has a QP, and it has none before nic_set_event(). */
 	err = verbs_async_init(ctx);

@@ -23,6 +23,34 @@ static void test_context(void)
 	a.format = WQE_FORMAT_MLX5;
 	a.num_gids = WQE_MAX_GIDS + 1;
 	CHECK(wqe_open_context(&a) == NULL);
+	a.num_gids = 0;
+	/* qpn_base: the first QPN given, at most 0x7fffff */
+	a.qpn_base = 0x800000;
+	errno = 0;
+	CHECK(wqe_open_context(&a) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	a.qpn_base = 0x7fffff;
+	ctx = wqe_open_context(&a);
+	CHECK(ctx != NULL);
+	if (ctx) {
+		struct wqe_pd *pd = wqe_alloc_pd(ctx);
+		struct wqe_cq *cq = wqe_create_cq(ctx, 4);
+		struct wqe_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .qp_type = WQE_QPT_RC,
+					      .cap = {.max_send_wr = 4, .max_recv_wr = 4,
+						      .max_send_sge = 1, .max_recv_sge = 1}};
+		struct wqe_qp *q1 = pd && cq ? wqe_create_qp(pd, &ia) : NULL;
+		struct wqe_qp *q2 = q1 ? wqe_create_qp(pd, &ia) : NULL;
+
+		CHECK(q1 && q2);
+		CHECK_EQ(q1 ? wqe_qp_num(q1) : 0, 0x7fffff);
+		CHECK_EQ(q2 ? wqe_qp_num(q2) : 0, 0x800000);
+		CHECK_EQ(q1 ? wqe_destroy_qp(q1) : -1, 0);
+		CHECK_EQ(q2 ? wqe_destroy_qp(q2) : -1, 0);
+		CHECK_EQ(wqe_destroy_cq(cq), 0);
+		CHECK_EQ(wqe_dealloc_pd(pd), 0);
+		CHECK_EQ(wqe_close_context(ctx), 0);
+	}
+	a.qpn_base = 0;
 	ctx = wqe_open_context(NULL);
 	CHECK(ctx != NULL);
 	CHECK_EQ(wqe_query_context(ctx, &q), 0);
