@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
-#include <time.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ibverbs/ibv_int.h"
@@ -33,7 +33,11 @@ static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static struct wi_device table[WI_MAX_DEVICES];
 static int ndevices;
 static enum wqe_format table_format = WQE_FORMAT_MLX5;
-static int table_ipv4_rx = WQE_UDP_IPV4_AUTO; /* A random first QPN for each device a process opens, as QPNs on a
+static int table_ipv4_rx = WQE_UDP_IPV4_AUTO; /* WQE_IBV_IPV4_RX */
+static struct wqe_fault_cfg table_fault; /* WQE_IBV_FAULT */
+static bool table_faulty;
+
+/* A random first QPN for each device a process opens, as QPNs on a
  * kernel device differ between processes. From the MAC alone, a program
  * run again on the same address got the QPNs of its last run, and a peer
  * still holding the old connection (the kernel's ib_cm, or wqe's) refused
@@ -51,10 +55,6 @@ static uint32_t qpn_base(void)
 	}
 	return 0x100u + r % (0x7fff00u - 0x100u);
 }
-
-/* WQE_IBV_IPV4_RX */
-static struct wqe_fault_cfg table_fault; /* WQE_IBV_FAULT */
-static bool table_faulty;
 
 /* The MTU of the interface that holds @ss (what rxe takes from its
  * netdev); for an address no interface holds (127.0.0.2 and the rest of
