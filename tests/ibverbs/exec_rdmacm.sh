@@ -16,6 +16,7 @@
 CASE=${2:?usage: $0 WQE CASE}
 . "$(dirname "$0")/exec_common.sh"
 CMCHECK=$HERE/../cm/cm_capture_check.py
+. "$HERE/../cm/perftest_retry.sh"
 
 # Readiness. An rdma_cm listener opens no socket of its own (the drop-in's
 # CM takes its MADs from the device's UDP port 4791), so exec_pair.sh's
@@ -91,17 +92,25 @@ wait_device() {
 
 # client: CLI on $C (CLIENT_OPTS) until the server takes it (above); its
 # capture in $TMP/client.pcap (the last try's), its output in
-# $TMP/client.out and .err; TRIES the tries it took.
+# $TMP/client.out and .err; TRIES the tries it took. A perftest client
+# that met its own retry bug (perftest_retry_crash) is not run again: its
+# server is past the point a new client could start from. RERUN is then
+# 1 (the case may run again, server too; cm_pair) and nothing is counted.
 client() {
 	local rc
 	need "${CLI[0]}" "$PKG"
 	TRIES=0
+	RERUN=0
 	while :; do
 		TRIES=$((TRIES + 1))
 		wexec --local "$C" "${CLIENT_OPTS[@]}" --pcap "$TMP/client.pcap" -- "${CLI[@]}" \
 			>"$TMP/client.out" 2>"$TMP/client.err"
 		rc=$?
 		[ "$rc" -eq 0 ] && break
+		if [ "$PKG" = perftest ] && perftest_retry_crash "$TMP/client.out" "$TMP/client.err"; then
+			RERUN=1
+			return 0
+		fi
 		if [ "$TRIES" -ge "$TRIES_MAX" ] || ! kill -0 "$SERVER" 2>/dev/null ||
 			! grep -qE "$REFUSED" "$TMP/client.out" "$TMP/client.err"; then
 			break
@@ -138,12 +147,28 @@ end_server() {
 # and the CM check (cm_capture_check.py with CM_CHECK_OPTIONS, port $PORT
 # unless they name another) of both captures together. Failures are
 # counted, not returned: the report checks that follow must always run.
+# A perftest case whose client met perftest's retry bug runs again, server
+# and all, PERFTEST_TRIES times at most (the last one's failure counts).
 cm_pair() {
-	local ops=$1
+	local ops=$1 run=1
 	shift
-	start_server
-	wait_device && client
-	end_server
+	while :; do
+		start_server
+		RERUN=0
+		wait_device && client
+		[ "$RERUN" -eq 1 ] || break
+		kill "$SERVER" 2>/dev/null
+		wait "$SERVER"
+		SERVER=
+		if [ "$run" -ge "$PERFTEST_TRIES" ]; then
+			CHECKS=$((CHECKS + 1))
+			fail "client: perftest's RDMA CM retry bug in all $run runs: ${CLI[*]}"
+			break
+		fi
+		echo "note: run $run met perftest's RDMA CM retry bug (perftest_retry_crash); the case runs again" >&2
+		run=$((run + 1))
+	done
+	[ -z "$SERVER" ] || end_server
 	if [ "$FAILS" -ne 0 ]; then
 		for f in server.out server.err client.out client.err; do
 			show "$f" "$TMP/$f"

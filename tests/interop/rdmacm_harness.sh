@@ -429,21 +429,7 @@ wqe_cmd() {
 		${WQE_TEST_PRELOAD:+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1}
 		"$WQE" exec --local "$2" -- "${@:3}")
 }
-# perftest_retry_crash FILE: the client's output is perftest 4.5-0.17's
-# (Debian's) known failure, not wqe's. Its server listens for the test
-# connection only after the handshake on its first one; a client faster
-# than the guest's server sends its REQ before that listen, gets rdma_cm's
-# REJ "invalid service ID" (8), as a kernel client would, and perftest's
-# retry then uses the CM nodes it has just freed (fixed upstream in
-# perftest 3d9d8d0, "Fix crashes and logical flaws in RDMA CM connection
-# retry"): it crashes or fails. Measured: every other run of write_bw_rxe_v4
-# or send_bw_rxe_v4. The whole case is then run again, PERFTEST_TRIES
-# times at most; nothing else is retried.
-PERFTEST_TRIES=6
-perftest_retry_crash() {
-	grep -qx 'Event: RDMA_CM_EVENT_REJECTED; error: 8.' "$1" &&
-		grep -qx 'Failed to connect RDMA CM events.' "$1"
-}
+. "$HERE/../cm/perftest_retry.sh"
 declare -A BAD=()
 case_fail() {
 	echo "FAIL: $1: $2" >&2
