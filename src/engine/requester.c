@@ -575,15 +575,35 @@ static int send_simple(struct nic *n, struct qpc *q)
 	return 1;
 }
 
+/* The packets @q may send before the send window (REQ_WINDOW_PSNS) is
+ * full: from the next PSN to go out (inside a message left open, or where
+ * a retry resumes) back to the oldest unacknowledged one. UC and UD have
+ * no window. The QP stays on the active list while it waits: the ACK that
+ * moves comp_psn on lets the next pass send. */
+static uint32_t window_room(const struct qpc *q)
+{
+	const struct eng_req *r = &q->eng->req;
+	uint32_t next, out;
+
+	if (q->type != WQE_QPT_RC)
+		return UINT32_MAX;
+	next = r->tx_open ? r->tx_psn : r->resume ? r->resume_psn : r->psn;
+	out = (next - r->comp_psn) & 0xffffffu;
+	return out >= REQ_WINDOW_PSNS ? 0 : REQ_WINDOW_PSNS - out;
+}
+
 int req_run(struct nic *n, struct qpc *q, int budget)
 {
 	struct eng_req *r = &q->eng->req;
 	static _Thread_local struct fetched f;
-	uint32_t pkts = 0;
+	uint32_t pkts = 0, room;
 	int done = 0;
 
 	if (r->tx_open && (q->state == WQE_QPS_RTS || q->state == WQE_QPS_SQD) && !r->rnr_at) {
-		pkts += send_rest(n, q, &f, REQ_PKT_BUDGET);
+		room = window_room(q);
+		if (!room)
+			return done;
+		pkts += send_rest(n, q, &f, room < REQ_PKT_BUDGET ? room : REQ_PKT_BUDGET);
 		done++;
 		if (r->tx_open)
 			return done;
@@ -595,6 +615,9 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 		enum wqe_wc_status st;
 
 		if (r->fetch == pi || r->rnr_at)
+			break;
+		room = window_room(q);
+		if (!room)
 			break;
 		if (pi - r->fetch > q->sq->nblocks) {
 			/* The record claims more WQEs than the ring holds: nothing
@@ -624,7 +647,8 @@ int req_run(struct nic *n, struct qpc *q, int budget)
 			break; /* not fetched after all: it is fetched again later */
 		count_fetch(q, &f);
 		trace_fetch(n, q, &f);
-		pkts += send_wqe(n, q, &f, REQ_PKT_BUDGET - pkts);
+		pkts += send_wqe(n, q, &f,
+				 room < REQ_PKT_BUDGET - pkts ? room : REQ_PKT_BUDGET - pkts);
 		done++;
 	}
 	return done;

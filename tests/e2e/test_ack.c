@@ -11,7 +11,12 @@
  *   - a WRITE and an atomic: the ACK before the ATOMIC_ACKNOWLEDGE;
  *   - a READ, alone or after a WRITE: every request carries AckReq (as
  *     rxe sets it on every request's last packet) and B answers the READ
- *     with its READ responses only, no ACK.
+ *     with its READ responses only, no ACK;
+ *   - the send window: 48 WRITEs of 4 KiB (192 packets) posted at once, B
+ *     not running: A sends exactly 128 packets (rxe's
+ *     RXE_MAX_UNACKED_PSNS) and waits; then, both running, no packet A
+ *     sends is 128 or more PSNs past the last one B acknowledged, and all
+ *     48 complete with their bytes.
  * (Frames handed in one at a time with wqe_context_receive() are answered
  * before the call returns, one ACK each: the tests under tests/resp.)
  */
@@ -210,9 +215,102 @@ static void read_no_ack(int after_write)
 	pair_close(&p);
 }
 
+/* What the window test sees: A's new request PSNs against B's ACKs. */
+struct window_log {
+	uint32_t acked;    /* B's last ACK PSN + 1 */
+	uint32_t next;     /* the next new PSN A sends */
+	uint32_t max_out;  /* the most PSNs out when A sent a new one */
+	unsigned a_frames; /* A's request frames, resends included */
+};
+
+static void window_a(void *arg, const struct wqe_trace_event *ev)
+{
+	struct window_log *l = arg;
+	struct wqe_pkt p;
+	uint32_t out;
+
+	if (ev->kind != WQE_TRACE_TX || wqe_pkt_parse(ev->frame, ev->len, &p))
+		return;
+	l->a_frames++;
+	out = (p.bth.psn - l->acked + 1) & 0xffffffu;
+	if (p.bth.psn == l->next) {
+		l->next = (l->next + 1) & 0xffffffu;
+		if (out > l->max_out)
+			l->max_out = out;
+	}
+}
+
+static void window_b(void *arg, const struct wqe_trace_event *ev)
+{
+	struct window_log *l = arg;
+	struct wqe_pkt p;
+
+	if (ev->kind == WQE_TRACE_TX && !wqe_pkt_parse(ev->frame, ev->len, &p) &&
+	    p.bth.opcode == 0x11)
+		l->acked = (p.bth.psn + 1) & 0xffffffu;
+}
+
+static void send_window(void)
+{
+	enum { W = 48, WLEN = 4096 };
+	static uint8_t src[W * WLEN], dst[W * WLEN];
+	struct window_log log = {.acked = PSN0, .next = PSN0};
+	struct wqe_send_wr wr[W], *bad;
+	struct wqe_sge s[W];
+	struct wqe_wc wc[W];
+	struct pair_opts o = pair_defaults;
+	struct wqe_mr *am, *bm;
+	struct pair p;
+
+	/* A retransmit timeout of 4 s: not even valgrind's pace resends. */
+	o.timeout = 20;
+	CHECK_EQ(pair_open_opts(&p, WQE_QPT_RC, WQE_MTU_1024, NULL, 64, &o), 0);
+	am = wqe_reg_mr(p.a.pd, src, sizeof(src), WQE_ACCESS_LOCAL_WRITE);
+	bm = wqe_reg_mr(p.b.pd, dst, sizeof(dst), WQE_ACCESS_LOCAL_WRITE | WQE_ACCESS_REMOTE_WRITE);
+	CHECK(am && bm);
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 5);
+	memset(dst, 0, sizeof(dst));
+	CHECK_EQ(wqe_context_set_trace(p.a.ctx, window_a, &log), 0);
+	CHECK_EQ(wqe_context_set_trace(p.b.ctx, window_b, &log), 0);
+	for (unsigned i = 0; i < W; i++) {
+		memset(&wr[i], 0, sizeof(wr[i]));
+		s[i] = (struct wqe_sge){(uint64_t)(uintptr_t)src + i * WLEN, WLEN, am->lkey};
+		wr[i].wr_id = i;
+		wr[i].sg_list = &s[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = WQE_WR_RDMA_WRITE;
+		wr[i].send_flags = WQE_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = (uint64_t)(uintptr_t)dst + i * WLEN;
+		wr[i].wr.rdma.rkey = bm->rkey;
+		wr[i].next = i + 1 < W ? &wr[i + 1] : NULL;
+	}
+	CHECK_EQ(wqe_post_send(p.a.qp, wr, &bad), 0);
+	/* B never runs: far fewer calls than a retransmit timeout takes. */
+	for (int i = 0; i < 20; i++)
+		wqe_progress(p.a.ctx);
+	CHECK_EQ(log.a_frames, 128);
+	CHECK_EQ(log.next, PSN0 + 128);
+	CHECK_EQ(pair_wait(&p, p.a.scq, W, wc, 100000), W);
+	for (unsigned i = 0; i < W; i++) {
+		CHECK_EQ(wc[i].status, WQE_WC_SUCCESS);
+		CHECK_EQ(wc[i].wr_id, i);
+	}
+	CHECK_MEM(dst, src, sizeof(src));
+	CHECK_EQ(log.next, PSN0 + W * 4);
+	CHECK(log.max_out <= 128);
+	CHECK_EQ(log.a_frames, W * 4); /* nothing lost, nothing sent twice */
+	wqe_context_set_trace(p.a.ctx, NULL, NULL);
+	wqe_context_set_trace(p.b.ctx, NULL, NULL);
+	wqe_dereg_mr(am);
+	wqe_dereg_mr(bm);
+	pair_close(&p);
+}
+
 int main(void)
 {
 	burst_of_writes();
+	send_window();
 	ack_before_answer(WQE_WR_RDMA_READ);
 	ack_before_answer(WQE_WR_ATOMIC_FETCH_AND_ADD);
 	read_no_ack(0);

@@ -90,8 +90,13 @@ static size_t collect(struct wqe_pkt *pkts, size_t max, uint8_t *payload, size_t
 	return n;
 }
 
+static void respond(struct wqe_qp *qp, uint8_t opcode, uint32_t psn, const uint8_t *data,
+		    uint32_t len);
+
 /* An RDMA WRITE of @len bytes over UC or RC at @mtu: opcode sequence,
- * PSNs, RETH on the first packet only, AckReq, payload, completions. */
+ * PSNs, RETH on the first packet only, AckReq, payload, completions. An
+ * RC QP stops at 128 PSNs unacknowledged (the send window): each time it
+ * does, an ACK of the last packet sent lets it go on. */
 static void write_case(enum wqe_qp_type t, enum wqe_mtu mtu, uint32_t len, int with_imm)
 {
 	struct wqe_qp *qp = make_qp(t, mtu, 0);
@@ -122,6 +127,15 @@ static void write_case(enum wqe_qp_type t, enum wqe_mtu mtu, uint32_t len, int w
 	for (int i = 0; i < 8; i++)
 		wqe_progress(ctx);
 	np = collect(pk, 300, got, &glen);
+	while (t == WQE_QPT_RC && np < n) {
+		CHECK_EQ(np % 128, 0);
+		respond(qp, 0x11, (0x100 + (uint32_t)np - 1) & 0xffffff, NULL, 0);
+		for (int i = 0; i < 8; i++)
+			wqe_progress(ctx);
+		if (collect(pk, 300, got, &glen) == np)
+			break;
+		np = collect(pk, 300, got, &glen);
+	}
 	CHECK_EQ(np, n);
 	CHECK_EQ(glen, len);
 	CHECK_MEM(got, src + 100, len);
@@ -447,7 +461,9 @@ static void post_long_write(struct wqe_qp *qp, const struct wqe_mr *m, uint64_t 
  * A pass sends at most 64 packets of a QP (REQ_PKT_BUDGET): two
  * 200-packet WRITEs on an RC and a UC QP go out 64 + 64 per progress call,
  * each QP's PSNs consecutive and its payload whole in the end; an ACK for
- * a PSN the RC QP has numbered but not sent yet is ignored.
+ * a PSN the RC QP has numbered but not sent yet is ignored. The RC QP
+ * stops at 128 PSNs unacknowledged (the send window: a pass sends none
+ * of it) until an ACK moves the window; UC has none.
  */
 static void test_interleave(void)
 {
@@ -457,13 +473,13 @@ static void test_interleave(void)
 	static uint8_t got[2][200 * 256];
 	size_t glen[2] = {0, 0}, seen = 0;
 	uint32_t npk[2] = {0, 0}, psn0[2] = {0, 0};
-	static const uint32_t per_pass[4] = {64, 64, 64, 8};
+	static const uint32_t per_pass[2][5] = {{64, 64, 0, 64, 8}, {64, 64, 64, 8, 0}};
 	struct wqe_wc wc[4];
 
 	wqe_link_sink_clear(sink);
 	post_long_write(rc, mr, 1);
 	post_long_write(uc, mr, 2);
-	for (int pass = 0; pass < 4; pass++) {
+	for (int pass = 0; pass < 5; pass++) {
 		uint32_t in_pass[2] = {0, 0};
 		size_t n;
 
@@ -482,13 +498,15 @@ static void test_interleave(void)
 			in_pass[k]++;
 		}
 		seen = n;
-		CHECK_EQ(in_pass[0], per_pass[pass]);
-		CHECK_EQ(in_pass[1], per_pass[pass]);
+		CHECK_EQ(in_pass[0], per_pass[0][pass]);
+		CHECK_EQ(in_pass[1], per_pass[1][pass]);
 		if (pass == 0) {
 			/* Numbered, not sent: a forged ACK for it changes nothing. */
 			respond(rc, 0x11, (psn0[0] + 150) & 0xffffff, NULL, 0);
 			respond(rc, 0x11, (psn0[0] + 199) & 0xffffff, NULL, 0);
 		}
+		if (pass == 2) /* the window full: its first 128 acknowledged */
+			respond(rc, 0x11, (psn0[0] + 127) & 0xffffff, NULL, 0);
 	}
 	CHECK_EQ(glen[0], 200 * 256);
 	CHECK_EQ(glen[1], 200 * 256);
