@@ -14,6 +14,10 @@
 #include "wire/layout.h"
 #include "wqe/wire.h"
 
+/* Tests: every ICRC from zlib's crc32_z() (@on), as on a CPU without
+ * PCLMULQDQ, or back to the CPU's choice (icrc.c says why there are two). */
+void wire_icrc_portable(bool on);
+
 /* Header sizes by bit number (opcode.c). */
 extern const uint8_t wire_hdr_sizes[WQE_HDR_COUNT];
 
