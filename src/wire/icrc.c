@@ -7,9 +7,10 @@
  * a router may change set to ones, the UDP header with its checksum set to
  * ones, the BTH with byte 4 (FECN, BECN, resv6) set to ones, then the rest
  * of the packet up to the ICRC. wqe_icrc() masks a copy: of the whole
- * packet when it is short (one ISA-L call), else of its first 60 bytes at
- * most, the rest CRC'd in place by chaining crc32_gzip_refl, whose init
- * argument takes the previous result (zlib's convention). A sender that
+ * packet when it is short (one CRC call), else of its first 60 bytes at
+ * most, the rest CRC'd in place by chaining the CRC routine (ISA-L's or
+ * zlib's, below), whose init argument takes the previous result (zlib's
+ * convention). A sender that
  * owns its frame uses wqe_icrc_inplace(), which masks the frame itself and
  * puts the bytes back: no copy at all.
  */
@@ -25,7 +26,7 @@
  * not. Without PCLMULQDQ, ISA-L's dispatch falls to crc32_gzip_refl_base,
  * one table lookup a byte (11.2 us a 4 KiB packet on this host), where
  * zlib's braided CRC takes 2.4 us: the same value (both are zlib's
- * convention, and test_codec compares them), 4.6x less time. The CPU
+ * convention, and test_icrc compares them), 4.6x less time. The CPU
  * without it that matters is qemu's TCG default (qemu64): the guest of
  * tests/interop and bench/rxe_guest.sh, where the kernel's rxe computes
  * its ICRC with crc32_generic's slice-by-8, not a byte at a time.

@@ -125,6 +125,16 @@ client() {
 	fi
 }
 
+# stop_server: ends the server if it still runs; its exit status.
+stop_server() {
+	local src
+	kill "$SERVER" 2>/dev/null
+	wait "$SERVER"
+	src=$?
+	SERVER=
+	return $src
+}
+
 # end_server: the server's exit status must be 0. It has 20 s to end after
 # a client that succeeded, 3 s after one that did not (then it is ended).
 end_server() {
@@ -134,10 +144,8 @@ end_server() {
 		kill -0 "$SERVER" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill "$SERVER" 2>/dev/null
-	wait "$SERVER"
+	stop_server
 	src=$?
-	SERVER=
 	CHECKS=$((CHECKS + 1))
 	[ "$src" -eq 0 ] || fail "server: exit $src: ${SRV[*]}"
 }
@@ -157,9 +165,7 @@ cm_pair() {
 		RERUN=0
 		wait_device && client
 		[ "$RERUN" -eq 1 ] || break
-		kill "$SERVER" 2>/dev/null
-		wait "$SERVER"
-		SERVER=
+		stop_server
 		if [ "$run" -ge "$PERFTEST_TRIES" ]; then
 			CHECKS=$((CHECKS + 1))
 			fail "client: perftest's RDMA CM retry bug in all $run runs: ${CLI[*]}"
