@@ -6,7 +6,7 @@ set -euo pipefail
 wqe_packages=(build-essential cmake pkg-config libisal-dev zlib1g-dev libpcap-dev libibverbs-dev
 	linux-libc-dev python3 python3-scapy tshark clang libclang-rt-14-dev valgrind iproute2
 	librdmacm-dev ibverbs-utils perftest ibverbs-providers librdmacm1 rdmacm-utils verilator chromium
-	chromium-driver qemu-system-x86 linux-image-amd64 busybox-static cpio kmod tcpdump ethtool)
+	chromium-driver qemu-system-x86 linux-image-amd64 busybox-static cpio kmod tcpdump ethtool nftables)
 
 wqe_missing_packages() {
 	local p missing=()

@@ -86,6 +86,7 @@ guest_host_check
 guest_need ip iproute2
 guest_need ethtool ethtool
 guest_need tcpdump tcpdump
+guest_need nft nftables
 guest_need tshark tshark
 guest_need ldconfig libc-bin
 "$PY" -c 'import scapy.all' 2>/dev/null || die "$PY has no scapy (Debian package python3-scapy)"
@@ -229,26 +230,19 @@ self() {
 	echo "@@WQE-CASE-END $1 srv=$src cli=$crc"
 }
 # rxe NAME PORT SERVER: the guest serves; the host's client runs once the
-# guest says LISTEN (with the try's number), and the host says "done RC"
-# when it has ended, or "again": the server is ended and started anew.
+# guest says LISTEN, and the host says "done RC" when it has ended.
 rxe() {
 	echo "@@WQE-CASE-BEGIN $1"
 	ctl 90 >/dev/null
-	try=1
-	while :; do
-		srv_start $3
-		grace=0
-		msg=
-		if wait_listen "$2"; then
-			echo "@@WQE-CASE-LISTEN $1 $try"
-			msg=$(ctl 90)
-			# A server whose client failed waits for nobody: no grace.
-			[ "$msg" = "done 0" ] && grace=15
-		fi
-		src=$(srv_end $grace)
-		[ "$msg" = again ] || break
-		try=$((try + 1))
-	done
+	srv_start $3
+	grace=0
+	if wait_listen "$2"; then
+		echo "@@WQE-CASE-LISTEN $1"
+		msg=$(ctl 90)
+		# A server whose client failed waits for nobody: no grace.
+		[ "$msg" = "done 0" ] && grace=15
+	fi
+	src=$(srv_end $grace)
 	show /tmp/s S
 	echo "@@WQE-CASE-END $1 srv=$src cli=-"
 }
@@ -429,7 +423,43 @@ wqe_cmd() {
 		${WQE_TEST_PRELOAD:+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1}
 		"$WQE" exec --local "$2" -- "${@:3}")
 }
-. "$HERE/../cm/perftest_retry.sh"
+# rej8_drop on | off NAME: drop, or stop dropping, the guest's REJs
+# "invalid service ID" (8) at tap0's ingress (nftables, a netdev table of
+# the namespace), and say how many went. Debian's perftest 4.5-0.17 with
+# -R listens for its test connection only after the handshake on its
+# first one; a client faster than its server (wqe's, against the TCG
+# guest's, is always) sends the test's REQ before that listen and gets
+# rdma_cm's REJ 8, as a kernel client would, and perftest's retry after a
+# REJ then uses the CM nodes it has just freed (tests/cm/perftest_retry.sh)
+# and crashes. With the REJ lost, wqe's CM sends the REQ again after its
+# response timeout (docs/rdma-cm.md), which finds the server listening:
+# the same exchange as a REJ lost on the wire. Only for the perftest cases
+# the guest serves (IPv4 only, as they are), only REJ 8, so no other
+# refusal is hidden; the capture on tap0 still holds the REJ (the
+# capture taps come before ingress). The rule's offsets, in bits from the
+# IPv4 header (20 bytes, then UDP's 8): the BTH's destination QP 1 (bytes
+# 33-35), the MAD's management class 7, CM (byte 49), its attribute ID
+# 0x0012, REJ (bytes 64-65), and the REJ's reason (bytes 82-83: the MAD's
+# 24-byte header, then 10 bytes of REJ).
+rej8_drop() {
+	if [ "$1" = on ]; then
+		nsx nft -f - <<-'NFT' || die "nft cannot add the REJ 8 drop on tap0"
+			table netdev wqe_rej8 {
+				counter dropped { }
+				chain tap0_in {
+					type filter hook ingress device "tap0" priority 0; policy accept;
+					ip version 4 ip hdrlength 5 udp dport 4791 @nh,264,24 1 @nh,392,8 7 @nh,512,16 0x0012 @nh,656,16 8 counter name dropped drop
+				}
+			}
+		NFT
+		return
+	fi
+	local n
+	n=$(nsx nft list counter netdev wqe_rej8 dropped | awk '$1 == "packets" {print $2}')
+	nsx nft delete table netdev wqe_rej8 || die "nft cannot remove the REJ 8 drop"
+	[ "${n:-0}" = 0 ] ||
+		echo "note: $2: $n REJ 8 of the guest's (its server did not listen yet) dropped at tap0; wqe's CM sent its REQ again"
+}
 declare -A BAD=()
 case_fail() {
 	echo "FAIL: $1: $2" >&2
@@ -478,27 +508,18 @@ while IFS='|' read -r -u 3 name prog kind who ip _port srv cli; do
 		;;
 	rxe)
 		ctl_send go || case_fail "$name" "the guest does not take the start"
-		try=1
-		while :; do
-			guest_wait "@@WQE-CASE-(LISTEN $name $try|END $name )" 40 || true
-			if ! grep -qa "@@WQE-CASE-LISTEN $name $try" "$SERIAL"; then
-				case_fail "$name" "the guest's server does not listen"
-				break
-			fi
+		guest_wait "@@WQE-CASE-(LISTEN|END) ${name}[[:space:]]" 40 || true
+		if grep -qaE "@@WQE-CASE-LISTEN ${name}[[:space:]]" "$SERIAL"; then
+			case $prog in *_bw) rej8_drop on ;; esac
 			hc=0
 			# shellcheck disable=SC2086 # the command's words
 			wqe_cmd 30 "$local_addr" $cli
 			"${WQE_CMD[@]}" >"$TMP/$name.host" 2>&1 || hc=$?
-			if [ "$hc" != 0 ] && [ "$try" -lt "$PERFTEST_TRIES" ] &&
-				perftest_retry_crash "$TMP/$name.host"; then
-				echo "note: $name: try $try met perftest's RDMA CM retry bug (see perftest_retry_crash); the case runs again"
-				try=$((try + 1))
-				ctl_send again || { case_fail "$name" "the guest does not take the retry"; break; }
-				continue
-			fi
+			case $prog in *_bw) rej8_drop off "$name" ;; esac
 			ctl_send "done $hc" || case_fail "$name" "the guest does not take the end"
-			break
-		done
+		else
+			case_fail "$name" "the guest's server does not listen"
+		fi
 		guest_wait "@@WQE-CASE-END $name " 40 || case_fail "$name" "the guest did not finish"
 		;;
 	wqe)
