@@ -8,15 +8,18 @@
  *   bench_exec native send_lat SIZE COUNT   the work of ib_send_lat
  *   bench_exec udp bw SIZE COUNT            the raw UDP limit: datagrams
  *   bench_exec udp lat SIZE COUNT           of SIZE bytes, flood / ping-pong
+ *   bench_exec udp mbw SIZE COUNT           the flood, 32 datagrams a
+ *                                           sendmmsg() and recvmmsg()
  *
  * Each forks a second process: two endpoints on 127.0.0.51 and 127.0.0.52
  * joined over UDP, as the two perftest processes are. The native runs use
  * perftest's defaults: RC, path MTU 4096, NIC thread; write_bw 128 WRITEs
  * in flight, one in 100 signaled, no inline; send_lat one SEND in flight
  * each way, inline up to 236 bytes, busy polling. Prints one line:
- *   RATE <messages per second>        (write_bw, udp bw)
+ *   RATE <messages per second>        (write_bw, udp bw and mbw)
  *   LAT <one-way microseconds>        (send_lat, udp lat: half a round trip)
  */
+#define _GNU_SOURCE /* sendmmsg, recvmmsg */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -264,6 +267,53 @@ static double native(int client, const char *op, uint32_t size, uint64_t count, 
 		   : (double)count / ((double)(t1 - t0) / 1e9);
 }
 
+/* Raw UDP, batched: COUNT datagrams from A to B, UDP_BATCH a call (as a
+ * NIC's link sends and takes them); the receiver's rate. */
+#define UDP_BATCH 32
+static uint64_t udp_flood_batched(int fd, int client, uint32_t size, uint64_t count, uint8_t *buf,
+				  uint64_t *last)
+{
+	struct mmsghdr m[UDP_BATCH];
+	struct iovec v[UDP_BATCH];
+	uint64_t got = 0;
+	int n;
+
+	memset(m, 0, sizeof(m));
+	for (int i = 0; i < UDP_BATCH; i++) {
+		/* all share one buffer: the sender's bytes, the receiver's
+		 * scratch (only the lengths are counted) */
+		v[i] = (struct iovec){.iov_base = buf, .iov_len = client ? size : 65536};
+		m[i].msg_hdr.msg_iov = &v[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	if (client) {
+		for (uint64_t sent = 0; sent < count;) {
+			unsigned want = count - sent < UDP_BATCH ? (unsigned)(count - sent) : UDP_BATCH;
+
+			n = sendmmsg(fd, m, want, 0);
+			if (n < 0 && errno != ENOBUFS && errno != EAGAIN)
+				die("sendmmsg");
+			sent += n > 0 ? (uint64_t)n : 0;
+		}
+		send(fd, buf, 1, 0); /* the end marker */
+		return count;
+	}
+	for (;;) {
+		n = recvmmsg(fd, m, UDP_BATCH, 0, NULL);
+		if (n < 0) {
+			if (errno != EAGAIN)
+				die("recvmmsg");
+			return got; /* a second of silence */
+		}
+		for (int i = 0; i < n; i++) {
+			if (m[i].msg_len <= 1)
+				return got;
+			got++;
+		}
+		*last = bench_now_ns();
+	}
+}
+
 /* Raw UDP: SIZE-byte datagrams from A to B, flooded or ping-ponged. */
 static double udp(int client, const char *op, uint32_t size, uint64_t count, int rd, int wr)
 {
@@ -299,6 +349,11 @@ static double udp(int client, const char *op, uint32_t size, uint64_t count, int
 			if (!client && send(fd, buf, size, 0) != (ssize_t)size)
 				die("send");
 		}
+	} else if (!strcmp(op, "mbw")) {
+		uint64_t last = t0;
+
+		got = udp_flood_batched(fd, client, size, count, buf, &last);
+		t1 = client ? 0 : last;
 	} else if (client) {
 		/* the receiver's count is the rate: datagrams the kernel drops
 		 * for a full buffer are not delivered work */
@@ -351,7 +406,7 @@ int main(int argc, char **argv)
 	count = strtoull(argv[4], NULL, 0);
 	if (!size || size > 65536 || !count ||
 	    (is_native && strcmp(argv[2], "write_bw") && strcmp(argv[2], "send_lat")) ||
-	    (!is_native && strcmp(argv[2], "bw") && strcmp(argv[2], "lat"))) {
+	    (!is_native && strcmp(argv[2], "bw") && strcmp(argv[2], "mbw") && strcmp(argv[2], "lat"))) {
 		fprintf(stderr, "bench_exec: bad arguments\n");
 		return 2;
 	}
@@ -367,11 +422,11 @@ int main(int argc, char **argv)
 	}
 	v = is_native ? native(1, argv[2], size, count, ba[0], ab[1])
 		      : udp(1, argv[2], size, count, ba[0], ab[1]);
-	if (!is_native && !strcmp(argv[2], "bw"))
+	if (!is_native && strcmp(argv[2], "lat"))
 		xfer(ba[0], &v, sizeof(v), 0); /* the receiver's rate */
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		return 1;
-	if ((is_native && !strcmp(argv[2], "write_bw")) || (!is_native && !strcmp(argv[2], "bw")))
+	if ((is_native && !strcmp(argv[2], "write_bw")) || (!is_native && strcmp(argv[2], "lat")))
 		printf("RATE %.0f\n", v);
 	else
 		printf("LAT %.3f\n", v);

@@ -12,6 +12,15 @@
 # a second for the bandwidth tests, round trips a second (1/latency) for
 # the latency test.
 #
+# Each round also measures the ceiling of any path that carries each
+# packet through the guest kernel's UDP stack between two processes, as
+# wqe does (and rxe's loopback does not: it hands the packet to its own
+# receive path inside the sender's system call): bench_exec udp (raw UDP
+# on 127.0.0.51/.52, no RDMA at all: floods of 64-byte and of 4096-byte
+# datagrams, 32 a sendmmsg() and a recvmmsg() as wqe's link batches them,
+# 16 datagrams a 64 KiB message at MTU 4096; and a 2-byte busy-polled
+# ping-pong), printed against rxe as RESULT rxe_guest_udp_ceiling_* lines.
+#
 #   bench/rxe_guest.sh                # ROUNDS=3, GUEST_SMP=2
 #
 # BUILD_DIR (default build-bench) is configured Release and the tool, the
@@ -44,9 +53,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWQE_BENCH=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target wqe_tool wqe_ibverbs \
-	wqe_standin_mlx5 wqe_standin_efa wqe_rdmacm >/dev/null
+	wqe_standin_mlx5 wqe_standin_efa wqe_rdmacm bench_exec >/dev/null
 guest_host_check
 for p in ib_write_bw ib_send_lat; do guest_need "$p" perftest; done
 
@@ -55,7 +64,7 @@ for p in ib_write_bw ib_send_lat; do guest_need "$p" perftest; done
 ROOT=$TMP/root
 guest_root "$ROOT"
 guest_programs "$ROOT" ib_write_bw ib_send_lat
-guest_add "$ROOT" "$build/wqe" "$build"/lib/wqe/*.so.*
+guest_add "$ROOT" "$build/wqe" "$build"/lib/wqe/*.so.* "$build/bench/bench_exec"
 mkdir -p "$ROOT$build/lib/wqe"
 cp -a "$build"/lib/wqe/. "$ROOT$build/lib/wqe/"
 
@@ -80,8 +89,19 @@ write_bw_65536_t16|ib_write_bw -F -m 4096 -s 65536 -t 16 -D 3
 send_lat_2|ib_send_lat -F -m 4096 -s 2 -D 3
 EOF
 }
+# The ceiling of each test over the guest's UDP: name|bench_exec udp
+# arguments|what one message is in datagrams (the rate's divisor), or lat.
+ceilings() {
+	cat <<'EOF'
+write_bw_64|mbw 64 50000|1
+write_bw_65536|mbw 4096 20000|16
+write_bw_65536_t16|mbw 4096 20000|16
+send_lat_2|lat 2 10000|lat
+EOF
+}
 
-# The guest's script: per round, the wqe half then the rxe half, each test
+# The guest's script: per round, the raw UDP ceilings (bench_exec binds
+# UDP 4791, so before rdma_rxe is loaded), the wqe half, then the rxe half, each test
 # a server in the background and a client that retries while the server
 # does not listen yet; the client's output framed on the serial console.
 {
@@ -104,6 +124,9 @@ one() {
 EOF
 	echo "W=$build/wqe"
 	for r in $(seq "$rounds"); do
+		while IFS='|' read -r name args _div; do
+			echo "echo \"@@CEIL $name \$($build/bench/bench_exec udp $args)\""
+		done < <(ceilings)
 		while IFS='|' read -r name cmd; do
 			echo "one wqe $name 0 \"\$W exec --local 127.0.0.1 --\" \"\$W exec --local 127.0.0.2 --\" $cmd"
 		done < <(tests)
@@ -194,3 +217,24 @@ while IFS='|' read -r name cmd; do
 	awk -v r="$ratio" 'BEGIN {exit !(r < 2)}' && verdict=MISSED
 	echo "RESULT rxe_guest_$name wqe/rxe ${ratio}x (goal 2x) $verdict; wqe $(echo $w) rxe $(echo $x) $unit ($cmd)"
 done < <(tests)
+# ceiling NAME DIV: each round's raw UDP figure in the test's unit
+# (messages or round trips a second; DIV 0: a latency).
+ceiling() {
+	awk -v n="$1" -v d="$2" '
+		$1 != "@@CEIL" || $2 != n { next }
+		d > 0 && $3 == "RATE" && $4 > 0 { printf "%.0f\n", $4 / d; next }
+		d == 0 && $3 == "LAT" && $4 > 0 { printf "%.0f\n", 1e6 / (2 * $4); next }
+		{ print "FAILED" }
+	' "$TMP/serial.txt"
+}
+while IFS='|' read -r name args div; do
+	[ "$div" = lat ] && div=0
+	c=$(ceiling "$name" "$div")
+	x=$(value rxe "$name")
+	if grep -q FAILED <<<"$c$x" || [ -z "$c" ] || [ -z "$x" ]; then
+		echo "RESULT rxe_guest_udp_ceiling_$name FAILED (udp: $(echo $c); rxe: $(echo $x))"
+		continue
+	fi
+	ratio=$(awk -v a="$(median <<<"$c")" -v b="$(median <<<"$x")" 'BEGIN {printf "%.2f", b ? a / b : 0}')
+	echo "RESULT rxe_guest_udp_ceiling_$name udp/rxe ${ratio}x (raw UDP between two processes, no RDMA: the most any path through the guest's UDP stack reaches); udp $(echo $c) rxe $(echo $x) (bench_exec udp $args)"
+done < <(ceilings)
