@@ -110,10 +110,13 @@ struct wqe_context_attr {
 	uint32_t num_pkeys;              /* 0 means one P_Key: 0xffff */
 	uint16_t pkey[WQE_MAX_PKEYS];
 	enum wqe_nic_mode nic_mode;      /* who runs the NIC */
-	/* The first QPN the context gives (QPNs go up from it as QPs are
-	 * created; a freed one is given again); 0 derives it from the MAC
-	 * (16 + (mac[5] & 0x7f) * 256), so that a run is repeatable. At most
-	 * 0x7fffff; a smaller value than 16 is taken as 16. */
+	/* The first QPN the context gives. QPNs go up from it as QPs are
+	 * created, cyclically as rxe's: a destroyed QP's number is given
+	 * again only after the other free numbers of a table that is at
+	 * least twice as large as the QPs alive (64 at least), so never
+	 * within the next 63 creates. 0 derives the base from the MAC (18 +
+	 * (mac[5] & 0x7f) * 256), so that a run is repeatable. At most
+	 * 0x7fffff; a value smaller than 18 is taken as 18. */
 	uint32_t qpn_base;
 };
 

@@ -137,27 +137,32 @@ void qp_table_fini(struct qp_table *t)
 
 int qp_table_add(struct qp_table *t, struct qpc *q)
 {
+	/* The numbers the table may reach: base .. QPN_MAX. */
+	uint64_t room = (uint64_t)QPN_MAX + 1 - t->base;
 	uint32_t i;
 
-	/* Slots below the hint are all taken: creating N QPs costs O(N). */
-	for (i = t->hint; i < t->cap && t->slot[i]; i++)
-		;
-	if (i == t->cap) {
+	/* At most half full before a search, so that it ends within a few
+	 * slots on average: creating N QPs costs O(N). */
+	if ((uint64_t)t->used * 2 >= t->cap && t->cap < room) {
 		uint32_t ncap = t->cap ? t->cap * 2 : 64;
 		struct qpc **ns;
 
-		if (t->base + (uint64_t)t->cap >= QPN_MAX)
-			return -1;
+		if (ncap > room)
+			ncap = (uint32_t)room;
 		ns = realloc(t->slot, ncap * sizeof(*ns));
-		if (!ns)
-			return -1;
-		memset(ns + t->cap, 0, (ncap - t->cap) * sizeof(*ns));
-		t->slot = ns;
-		t->cap = ncap;
+		if (ns) {
+			memset(ns + t->cap, 0, (ncap - t->cap) * sizeof(*ns));
+			t->slot = ns;
+			t->cap = ncap;
+		} /* else the slots there are, if one is free */
 	}
+	if (t->used == t->cap)
+		return -1;
+	for (i = t->next < t->cap ? t->next : 0; t->slot[i]; i = i + 1 < t->cap ? i + 1 : 0)
+		;
 	t->slot[i] = q;
 	t->used++;
-	t->hint = i + 1;
+	t->next = i + 1;
 	q->qpn = t->base + i;
 	return 0;
 }
@@ -182,7 +187,5 @@ void qp_table_remove(struct qp_table *t, uint32_t qpn)
 	if (qpn >= t->base && i < t->cap && t->slot[i]) {
 		t->slot[i] = NULL;
 		t->used--;
-		if (i < t->hint)
-			t->hint = i;
 	}
 }

@@ -202,13 +202,20 @@ struct qp_table {
 	uint32_t cap;
 	uint32_t used;
 	uint32_t base;
-	uint32_t hint;  /* no free slot below this index */
+	/* Where the next number is looked for: numbers are handed out
+	 * cyclically, as rxe's pool does (xa_alloc_cyclic()), so that a freed
+	 * QPN comes back only after every other free slot has been given. */
+	uint32_t next;
 	struct qpc *gsi; /* QPN 1: outside the slots */
 };
 
 int qp_table_init(struct qp_table *t, uint32_t base);
 void qp_table_fini(struct qp_table *t);
-/* Adds @q and assigns q->qpn; -1 when no number is left or on ENOMEM. */
+/* Adds @q and assigns q->qpn, the next free number after the last given
+ * (cyclically: the table doubles once half of it is used, so a number
+ * freed comes back after at least as many others as are in use, and
+ * memory stays within twice the peak); -1 when no number is left or on
+ * ENOMEM. */
 int qp_table_add(struct qp_table *t, struct qpc *q);
 /* Adds @q as the GSI QP, QPN 1; -1 if the table has one. */
 int qp_table_add_gsi(struct qp_table *t, struct qpc *q);

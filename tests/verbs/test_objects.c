@@ -62,6 +62,66 @@ static void test_context(void)
 	CHECK_EQ(wqe_close_context(NULL), EINVAL);
 }
 
+/* QPNs are handed out cyclically, as rxe's pool does: a destroyed QP's
+ * number comes back only after the other free ones, so a late packet for
+ * it finds no QP rather than a new one. With N QPs alive the table stays
+ * within 2N slots (64 at least). */
+static void test_qpn_cycle(void)
+{
+	struct wqe_context *ctx = wqe_open_context(NULL);
+	struct wqe_pd *pd = ctx ? wqe_alloc_pd(ctx) : NULL;
+	struct wqe_cq *cq = pd ? wqe_create_cq(ctx, 4) : NULL;
+	struct wqe_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .qp_type = WQE_QPT_RC,
+				      .cap = {.max_send_wr = 4, .max_recv_wr = 4,
+					      .max_send_sge = 1, .max_recv_sge = 1}};
+	struct wqe_qp *live[40] = {0};
+	uint32_t seen[200], first = 0;
+	int bad_repeat = 0, bad_range = 0;
+
+	CHECK(cq != NULL);
+	if (!cq)
+		return;
+	for (int k = 0; k < 200; k++) {
+		struct wqe_qp *qp = wqe_create_qp(pd, &ia);
+
+		CHECK(qp != NULL);
+		if (!qp)
+			break;
+		seen[k] = wqe_qp_num(qp);
+		if (k == 0)
+			first = seen[0];
+		/* one QP alive at a time: 64 slots, each number once in 64 */
+		for (int j = k - 1; j >= 0 && j > k - 64; j--)
+			bad_repeat += seen[j] == seen[k];
+		bad_range += seen[k] < first || seen[k] >= first + 64;
+		CHECK_EQ(wqe_destroy_qp(qp), 0);
+	}
+	CHECK_EQ(bad_repeat, 0);
+	CHECK_EQ(bad_range, 0);
+	CHECK_EQ(seen[64], seen[0]); /* the cycle: back after 64 */
+	/* 40 alive: the table doubles to 128 at the 33rd, and numbers freed
+	 * come back only once the cursor has passed them */
+	for (int k = 0; k < 40; k++) {
+		live[k] = wqe_create_qp(pd, &ia);
+		CHECK(live[k] != NULL);
+	}
+	if (live[0] && live[39]) {
+		uint32_t gone = wqe_qp_num(live[0]);
+
+		CHECK_EQ(wqe_destroy_qp(live[0]), 0);
+		live[0] = wqe_create_qp(pd, &ia);
+		CHECK(live[0] != NULL);
+		CHECK(live[0] && wqe_qp_num(live[0]) != gone);
+		CHECK(live[0] && wqe_qp_num(live[0]) < first + 128);
+	}
+	for (int k = 0; k < 40; k++)
+		if (live[k])
+			CHECK_EQ(wqe_destroy_qp(live[k]), 0);
+	CHECK_EQ(wqe_destroy_cq(cq), 0);
+	CHECK_EQ(wqe_dealloc_pd(pd), 0);
+	CHECK_EQ(wqe_close_context(ctx), 0);
+}
+
 /* WQE_FAST_PATH: "0" off, "1" or unset on, anything else refused. */
 static void test_fast_path_env(void)
 {
@@ -261,6 +321,7 @@ int main(void)
 {
 	test_context();
 	test_fast_path_env();
+	test_qpn_cycle();
 	test_mr();
 	test_cq_qp();
 	test_ah();
