@@ -22,16 +22,9 @@
 
 #include "common/bytes.h"
 #include "engine/flush.h"
+#include "engine/psn.h"
 #include "wqe/packetize.h"
 #include "wqe/wire.h"
-
-#define PSN_MASK 0xffffffu
-
-/* PSN a is before b in the 24-bit sequence space (window of 2^23). */
-static bool psn_lt(uint32_t a, uint32_t b)
-{
-	return ((b - a) & PSN_MASK) != 0 && ((b - a) & PSN_MASK) < 0x800000u;
-}
 
 static uint32_t last_psn(const struct inflight *f)
 {
@@ -108,7 +101,7 @@ static bool complete_head(struct qpc *q, enum wqe_wc_status st)
 	if (f->op == WQE_OP_RDMA_READ || f->op == WQE_OP_ATOMIC_CMP_AND_SWP ||
 	    f->op == WQE_OP_ATOMIC_FETCH_AND_ADD)
 		r->rd_atomic--;
-	r->comp_psn = (last_psn(f) + 1) & PSN_MASK;
+	r->comp_psn = psn_add(last_psn(f), 1);
 	r->fl_tail++;
 	r->stalled = false;
 	return written;
@@ -291,7 +284,7 @@ static void on_read_response(struct nic *n, struct qpc *q, const struct wqe_pkt 
 		return;
 	}
 	scatter(iov, niov, off, p->payload, p->payload_len);
-	r->comp_psn = (p->bth.psn + 1) & PSN_MASK;
+	r->comp_psn = psn_add(p->bth.psn, 1);
 	if (ends)
 		complete_head(q, WQE_WC_SUCCESS);
 	forward_progress(n, q);
@@ -372,11 +365,11 @@ static void on_ack(struct nic *n, struct qpc *q, uint32_t psn)
 	struct eng_req *r = &q->eng->req;
 	struct inflight *f;
 
-	if (!ack_before(n, q, (psn + 1) & PSN_MASK))
+	if (!ack_before(n, q, psn_add(psn, 1)))
 		return;
 	f = head(q->eng);
 	if (f && !psn_lt(psn, f->first_psn) && !psn_lt(psn, r->comp_psn))
-		r->comp_psn = (psn + 1) & PSN_MASK; /* part of a long message */
+		r->comp_psn = psn_add(psn, 1); /* part of a long message */
 	forward_progress(n, q);
 }
 

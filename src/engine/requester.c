@@ -28,6 +28,7 @@
 
 #include "engine/completer.h"
 #include "engine/flush.h"
+#include "engine/psn.h"
 #include "common/limits.h"
 #include "common/mem.h"
 #include "common/mtu.h"
@@ -213,9 +214,9 @@ static void in_flight(struct nic *n, struct qpc *q, uint32_t start, uint32_t nbl
 	const struct inflight fl = {
 	    .start = start,
 	    .len = (uint32_t)len,
-	    .first_psn = first_psn & 0xffffffu,
+	    .first_psn = first_psn & PSN_MASK,
 	    .nblocks = nblocks & 0xffu,
-	    .npsn = npsn & 0xffffffu,
+	    .npsn = npsn & PSN_MASK,
 	    .op = (uint32_t)op & 0x7fu,
 	    .signaled = signaled,
 	};
@@ -315,7 +316,7 @@ static void leave_open(struct eng_req *r, const struct fetched *f, const struct 
 	r->tx_open = true;
 	r->tx_start = f->start;
 	r->tx_first_psn = z->first_psn;
-	r->tx_psn = (z->first_psn + z->next) & 0xffffff;
+	r->tx_psn = psn_add(z->first_psn, z->next);
 }
 
 /* Starts sending @f: at most @budget packets now, the rest from
@@ -331,7 +332,7 @@ static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32
 		/* C10-93.1.1: "the CI shall not emit any packets for this
 		 * message ... shall not generate an error". rxe completes it
 		 * and moves its PSN on by one, as for a sent UD SEND ONLY. */
-		e->req.psn = (e->req.psn + 1) & 0xffffff;
+		e->req.psn = psn_add(e->req.psn, 1);
 		sq_retire(q->sq, f->nblocks);
 		complete(q, f, WQE_WC_SUCCESS);
 		e->req.fetch = f->start + f->nblocks;
@@ -348,7 +349,7 @@ static uint32_t send_wqe(struct nic *n, struct qpc *q, struct fetched *f, uint32
 	}
 	done = send_pkts(n, q, f, &z, budget, &sent);
 	/* Every transport numbers its packets; UD's PSN counts too (as rxe). */
-	e->req.psn = (e->req.psn + z.npsn) & 0xffffff;
+	e->req.psn = psn_add(e->req.psn, z.npsn);
 	if (f->d.is_inline)
 		e->stats.inline_wqes++;
 	/* A READ's or an atomic's SGEs are destinations: nothing is read
@@ -460,7 +461,7 @@ static uint32_t send_rest(struct nic *n, struct qpc *q, struct fetched *f, uint3
 			complete(q, f, WQE_WC_SUCCESS);
 		}
 	} else {
-		r->tx_psn = (z.first_psn + z.next) & 0xffffff;
+		r->tx_psn = psn_add(z.first_psn, z.next);
 	}
 	return sent;
 }
@@ -526,7 +527,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 				      .pkey = nic_qp_pkey(n, q),
 				      .destqp = q->dest_qpn & 0xffffffu,
 				      .ackreq = pktz_ackreq(q->type, 0, true),
-				      .psn = r->psn & 0xffffffu};
+				      .psn = r->psn & PSN_MASK};
 
 		b += wqe_bth_encode(&bth, b, WQE_BTH_LEN);
 	}
@@ -570,7 +571,7 @@ static int send_simple(struct nic *n, struct qpc *q)
 		sq_retire(q->sq, 1);
 		complete_at(q, start, s.op, s.length, signaled, WQE_WC_SUCCESS);
 	}
-	r->psn = (r->psn + 1) & 0xffffffu;
+	r->psn = psn_add(r->psn, 1);
 	r->fetch = start + 1;
 	return 1;
 }
@@ -588,7 +589,7 @@ static uint32_t window_room(const struct qpc *q)
 	if (q->type != WQE_QPT_RC)
 		return UINT32_MAX;
 	next = r->tx_open ? r->tx_psn : r->resume ? r->resume_psn : r->psn;
-	out = (next - r->comp_psn) & 0xffffffu;
+	out = (next - r->comp_psn) & PSN_MASK;
 	return out >= REQ_WINDOW_PSNS ? 0 : REQ_WINDOW_PSNS - out;
 }
 

@@ -60,10 +60,10 @@ static inline __attribute__((always_inline)) void fast_accepted(const struct qpc
 		r->sent_psn_nak = false;
 	r->stats.bytes_placed += len;
 	if (ends) {
-		r->msn = (r->msn + 1) & RESP_PSN_MASK;
+		r->msn = psn_add(r->msn, 1);
 		r->stats.messages++;
 	}
-	r->epsn = (psn + 1) & RESP_PSN_MASK;
+	r->epsn = psn_add(psn, 1);
 	r->ack_psn = r->epsn;
 	r->last_path = path;
 }

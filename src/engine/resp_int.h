@@ -15,11 +15,11 @@
 
 #include "common/limits.h"
 #include "common/mtu.h"
+#include "engine/psn.h"
 #include "engine/services.h"
 #include "engine/responder.h"
 #include "wqe/wire.h"
 
-#define RESP_PSN_MASK 0xffffffu
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define RESP_GRH_LEN 40u
 
@@ -79,12 +79,6 @@ struct resp_ctx {
 	uint64_t rd_va;             /* READ: first byte to send */
 	uint32_t rd_len;            /* READ: bytes to send */
 };
-
-/* Signed distance a - b in the 24-bit PSN space (rxe psn_compare). */
-static inline int32_t psn_diff(uint32_t a, uint32_t b)
-{
-	return (int32_t)((a - b) << 8) >> 8;
-}
 
 static inline bool role_starts(const struct wqe_wire_opinfo *oi)
 {

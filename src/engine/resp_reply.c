@@ -40,8 +40,8 @@ static void reply_hdrs(const struct resp_ctx *c, struct wqe_pkt *p, uint8_t opco
 	p->dport = WQE_ROCEV2_PORT;
 	p->bth.opcode = opcode;
 	p->bth.pkey = nic_qp_pkey(n, q);
-	p->bth.destqp = q->dest_qpn & RESP_PSN_MASK;
-	p->bth.psn = psn & RESP_PSN_MASK;
+	p->bth.destqp = q->dest_qpn & 0xffffffu;
+	p->bth.psn = psn & PSN_MASK;
 	p->aeth.syndrome = syndrome;
 	p->aeth.msn = c->r->msn;
 }
@@ -123,7 +123,7 @@ static void send_ack_tmpl(struct resp_ctx *c, const struct resp_ack_tmpl *t, uin
 		put_be16(l3 + 4, c->r->ip_id);
 		put_be16(l3 + 10, csum_with_id(get_be16(l3 + 10), c->r->ip_id));
 	}
-	put_be24(bth + 9, psn & RESP_PSN_MASK);
+	put_be24(bth + 9, psn & PSN_MASK);
 	bth[WQE_BTH_LEN] = syndrome; /* AETH */
 	put_be24(bth + WQE_BTH_LEN + 1, c->r->msn);
 	put_le32(buf + t->len, wqe_icrc_inplace(l3, t->len - t->l3_off, t->ipver));
@@ -182,7 +182,7 @@ void resp_ack_later(struct nic *n, struct qpc *q, uint32_t psn)
 		r->ack_next = n->ack_due;
 		n->ack_due = q;
 	}
-	r->ack_due_psn = psn & RESP_PSN_MASK;
+	r->ack_due_psn = psn & PSN_MASK;
 }
 
 void resp_ack_flush(struct nic *n)
@@ -256,7 +256,7 @@ bool resp_send_read(struct resp_ctx *c)
 		c->r->stats.bytes_read += pl;
 		va += pl;
 		left -= pl;
-		psn = (psn + 1) & RESP_PSN_MASK;
+		psn = psn_add(psn, 1);
 		first = false;
 	} while (left);
 	return true;

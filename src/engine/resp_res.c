@@ -80,7 +80,7 @@ struct resp_res *resp_res_new(struct resp_ctx *c, uint8_t kind)
 		res->va = p->reth.va;
 		res->rkey = p->reth.rkey;
 		res->len = p->reth.dma_len;
-		res->last_psn = (p->bth.psn + npkts - 1) & RESP_PSN_MASK;
+		res->last_psn = psn_add(p->bth.psn, npkts - 1);
 	}
 	return res;
 }

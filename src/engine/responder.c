@@ -405,10 +405,10 @@ static enum resp_state accepted(struct resp_ctx *c, uint8_t open)
 
 	r->open = role_ends(&c->oi) ? RESP_OPEN_NONE : open;
 	if (role_ends(&c->oi)) {
-		r->msn = (r->msn + 1) & RESP_PSN_MASK;
+		r->msn = psn_add(r->msn, 1);
 		r->stats.messages++;
 	}
-	r->epsn = (c->p->bth.psn + 1) & RESP_PSN_MASK;
+	r->epsn = psn_add(c->p->bth.psn, 1);
 	r->ack_psn = r->epsn;
 	if (completes_wqe(&c->oi))
 		return RS_COMPLETE;
@@ -468,14 +468,14 @@ static enum resp_state exec_read(struct resp_ctx *c)
 	struct eng_resp *r = c->r;
 	const struct wqe_pkt *p = c->p;
 
-	r->msn = (r->msn + 1) & RESP_PSN_MASK;
+	r->msn = psn_add(r->msn, 1);
 	r->stats.messages++;
 	c->res = resp_res_new(c, RESP_RES_READ);
 	c->replay = false;
 	c->rd_psn = p->bth.psn;
 	c->rd_va = p->reth.va;
 	c->rd_len = p->reth.dma_len;
-	r->epsn = (c->res->last_psn + 1) & RESP_PSN_MASK;
+	r->epsn = psn_add(c->res->last_psn, 1);
 	r->open = RESP_OPEN_NONE;
 	return RS_READ_REPLY;
 }
@@ -508,9 +508,9 @@ static enum resp_state atomic_reply(struct resp_ctx *c)
 		c->res = resp_res_new(c, RESP_RES_ATOMIC);
 		c->res->orig = resp_atomic_exec(c);
 		r->stats.atomics++;
-		r->msn = (r->msn + 1) & RESP_PSN_MASK;
+		r->msn = psn_add(r->msn, 1);
 		r->stats.messages++;
-		r->epsn = (c->p->bth.psn + 1) & RESP_PSN_MASK;
+		r->epsn = psn_add(c->p->bth.psn, 1);
 		r->ack_psn = r->epsn;
 		r->open = RESP_OPEN_NONE;
 	}
@@ -576,7 +576,7 @@ static enum resp_state duplicate(struct resp_ctx *c)
 	struct resp_res *res;
 
 	if (c->oi.kind == WQE_KIND_SEND || c->oi.kind == WQE_KIND_RDMA_WRITE) {
-		resp_send_ack(c, WQE_AETH_ACK_UNLIMITED, (c->r->ack_psn - 1) & RESP_PSN_MASK);
+		resp_send_ack(c, WQE_AETH_ACK_UNLIMITED, (c->r->ack_psn - 1) & PSN_MASK);
 		return RS_DONE;
 	}
 	res = resp_res_find(c->r, c->q, p->bth.psn);
@@ -775,7 +775,7 @@ void resp_start(struct nic *n, struct qpc *q)
 	r->res = res;
 	r->res_cap = cap;
 	r->stats = st;
-	r->epsn = q->rq_psn & RESP_PSN_MASK;
+	r->epsn = q->rq_psn & PSN_MASK;
 	r->ack_psn = r->epsn;
 }
 
