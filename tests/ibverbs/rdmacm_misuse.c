@@ -222,6 +222,10 @@ static void misuse_options(struct rdma_event_channel *ch)
 	CHECK(set_int(id, RDMA_OPTION_ID_REUSEADDR, 1) == 0);
 	CHECK(FAILS_WITH(rdma_set_option(id, 99, RDMA_OPTION_ID_TOS, &tos, 1), ENOSYS));
 	CHECK(FAILS_WITH(rdma_set_option(id, RDMA_OPTION_ID, 77, &tos, 1), ENOSYS));
+	/* no buffer: EFAULT from the kernel's copy; none of no length either,
+	 * then the option's size check */
+	CHECK(FAILS_WITH(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, NULL, 1), EFAULT));
+	CHECK(FAILS_WITH(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, NULL, 0), EINVAL));
 	CHECK(FAILS_WITH(set_int(id, RDMA_OPTION_ID_TOS, 32), EINVAL)); /* optlen not 1 */
 	CHECK(FAILS_WITH(set_u8(id, RDMA_OPTION_ID_REUSEADDR, 1), EINVAL));
 	/* rdma_set_ack_timeout(): RC IDs only */

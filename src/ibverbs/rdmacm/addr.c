@@ -412,8 +412,13 @@ int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval,
 	struct ucm_id *u = ucm_of(id);
 	int err;
 
-	if (!id || !optval)
+	if (!id)
 		return ucm_err(EINVAL);
+	/* The kernel copies optlen bytes from optval first (memdup_user()):
+	 * a NULL optval with a length faults; with none, the option's size
+	 * check refuses it. */
+	if (!optval && optlen)
+		return ucm_err(EFAULT);
 	pthread_mutex_lock(&ucm_lock);
 	if (level == RDMA_OPTION_ID)
 		err = set_id_option(u, optname, optval, optlen);
