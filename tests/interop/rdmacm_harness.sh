@@ -436,22 +436,10 @@ wqe_cmd() {
 # the same exchange as a REJ lost on the wire. Only for the perftest cases
 # the guest serves (IPv4 only, as they are), only REJ 8, so no other
 # refusal is hidden; the capture on tap0 still holds the REJ (the
-# capture taps come before ingress). The rule's offsets, in bits from the
-# IPv4 header (20 bytes, then UDP's 8): the BTH's destination QP 1 (bytes
-# 33-35), the MAD's management class 7, CM (byte 49), its attribute ID
-# 0x0012, REJ (bytes 64-65), and the REJ's reason (bytes 82-83: the MAD's
-# 24-byte header, then 10 bytes of REJ).
+# capture taps come before ingress). The rule: rej8_drop.nft.
 rej8_drop() {
 	if [ "$1" = on ]; then
-		nsx nft -f - <<-'NFT' || die "nft cannot add the REJ 8 drop on tap0"
-			table netdev wqe_rej8 {
-				counter dropped { }
-				chain tap0_in {
-					type filter hook ingress device "tap0" priority 0; policy accept;
-					ip version 4 ip hdrlength 5 udp dport 4791 @nh,264,24 1 @nh,392,8 7 @nh,512,16 0x0012 @nh,656,16 8 counter name dropped drop
-				}
-			}
-		NFT
+		nsx nft -f "$HERE/rej8_drop.nft" || die "nft cannot add the REJ 8 drop on tap0"
 		return
 	fi
 	local n
