@@ -23,8 +23,9 @@
 #
 #   bench/rxe_guest.sh                # ROUNDS=3, GUEST_SMP=2
 #
-# BUILD_DIR (default build-bench) is configured Release and the tool, the
-# drop-in and its stand-ins built there. No root needed (only
+# BUILD_DIR (default build-bench) is configured Release with the
+# benchmarks, and the tool, the drop-in, its stand-ins and bench_exec built
+# there. No root needed (only
 # read access to /boot/vmlinuz-*); the packages are the harness's
 # (scripts/deps.sh). No network namespace: the guest's NIC is qemu's user
 # network, which no packet of the benchmark crosses.
@@ -101,9 +102,10 @@ EOF
 }
 
 # The guest's script: per round, the raw UDP ceilings (bench_exec binds
-# UDP 4791, so before rdma_rxe is loaded), the wqe half, then the rxe half, each test
-# a server in the background and a client that retries while the server
-# does not listen yet; the client's output framed on the serial console.
+# UDP 4791, so before rdma_rxe is loaded), the wqe half, then the rxe
+# half, each test a server in the background and a client that retries
+# while the server does not listen yet; the client's output framed on the
+# serial console.
 {
 	cat <<'EOF'
 one() {
@@ -236,5 +238,5 @@ while IFS='|' read -r name args div; do
 		continue
 	fi
 	ratio=$(awk -v a="$(median <<<"$c")" -v b="$(median <<<"$x")" 'BEGIN {printf "%.2f", b ? a / b : 0}')
-	echo "RESULT rxe_guest_udp_ceiling_$name udp/rxe ${ratio}x (raw UDP between two processes, no RDMA: the most any path through the guest's UDP stack reaches); udp $(echo $c) rxe $(echo $x) (bench_exec udp $args)"
+	echo "RESULT rxe_guest_udp_ceiling_$name udp/rxe ${ratio}x (raw UDP between two processes, no RDMA: the most a path through the guest's UDP stack reaches, a datagram a packet); udp $(echo $c) rxe $(echo $x) (bench_exec udp $args)"
 done < <(ceilings)
