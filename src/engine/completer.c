@@ -28,7 +28,7 @@
 
 static uint32_t last_psn(const struct inflight *f)
 {
-	return ((uint32_t)f->first_psn + f->npsn - 1) & PSN_MASK;
+	return psn_add((uint32_t)f->first_psn, (uint32_t)f->npsn - 1);
 }
 
 static struct inflight *head(struct eng_qp *e)
@@ -268,7 +268,7 @@ static void on_read_response(struct nic *n, struct qpc *q, const struct wqe_pkt 
 
 	if (!f || f->op != WQE_OP_RDMA_READ || p->bth.psn != r->comp_psn)
 		return; /* a duplicate or a gap: drop, the timer recovers */
-	k = (p->bth.psn - f->first_psn) & PSN_MASK;
+	k = psn_ahead(p->bth.psn, f->first_psn);
 	off = (uint64_t)k * mtu;
 	/* C9-150: MIDDLE and LAST only after a FIRST; every packet but the
 	 * last carries a full MTU; the last ends the READ exactly. FIRST or

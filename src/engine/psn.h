@@ -18,6 +18,12 @@ static inline uint32_t psn_add(uint32_t a, uint32_t n)
 	return (a + n) & PSN_MASK;
 }
 
+/* How far a is ahead of b, 0 to 2^24 - 1. */
+static inline uint32_t psn_ahead(uint32_t a, uint32_t b)
+{
+	return (a - b) & PSN_MASK;
+}
+
 /* a - b as a signed distance in [-2^23, 2^23) (rxe's psn_compare()): the
  * responder's regions (IBTA 9.7.5.1: behind the expected PSN is a
  * duplicate, ahead is out of sequence). */
@@ -31,7 +37,7 @@ static inline int32_t psn_diff(uint32_t a, uint32_t b)
  * before the other). */
 static inline bool psn_lt(uint32_t a, uint32_t b)
 {
-	uint32_t d = (b - a) & PSN_MASK;
+	uint32_t d = psn_ahead(b, a);
 
 	return d != 0 && d < 0x800000u;
 }

@@ -589,7 +589,7 @@ static uint32_t window_room(const struct qpc *q)
 	if (q->type != WQE_QPT_RC)
 		return UINT32_MAX;
 	next = r->tx_open ? r->tx_psn : r->resume ? r->resume_psn : r->psn;
-	out = (next - r->comp_psn) & PSN_MASK;
+	out = psn_ahead(next, r->comp_psn);
 	return out >= REQ_WINDOW_PSNS ? 0 : REQ_WINDOW_PSNS - out;
 }
 
